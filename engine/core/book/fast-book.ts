@@ -1,0 +1,410 @@
+/**
+ * The fast order book. No allocation per order: resting orders are nodes in a struct-of-arrays arena
+ * indexed by the engine's order slot, linked into intrusive doubly-linked FIFO lists, one per price level.
+ *
+ * Levels live in a per-book struct-of-arrays pool. Each side keeps its levels in a price-sorted typed
+ * array with the best price at the end, so the best level is read, emptied and popped in O(1), and new
+ * levels near the top of the book (where almost all of them appear) are inserted with a short shift.
+ * A level that empties is left in place, marked empty, until it reaches the end of the array (popped) or
+ * empties outnumber live levels (one compaction pass, amortised O(1) per removal); meanwhile an order at
+ * that price reuses it without any search of the sorted array. Cancel is therefore O(1): unlink the node,
+ * update two counters.
+ *
+ * `operations` counts node and level touches so that tests can assert complexity by counting.
+ */
+import type { SelfTradePrevention, Side } from '../commands.ts';
+import { SelfTradePrevention as Stp } from '../commands.ts';
+import { Result, type ResultCode } from '../results.ts';
+import { assert } from '../assert.ts';
+import { grownFloat64, grownInt32, grownUint8 } from '../typed-arrays.ts';
+import { noPrice, type Book, type BookFactory, type BookLevel, type MatchHandler, type OrderVisitor } from './book.ts';
+
+const nil = -1;
+
+/** Per-order node fields, shared by every fast book of one engine (one slot is in at most one book). */
+class NodeArena {
+  capacity = 0;
+  next = new Int32Array(0);
+  prev = new Int32Array(0);
+  level = new Int32Array(0);
+  account = new Int32Array(0);
+  lots = new Float64Array(0);
+
+  ensure(capacity: number): void {
+    if (capacity <= this.capacity) return;
+    this.next = grownInt32(this.next, capacity);
+    this.prev = grownInt32(this.prev, capacity);
+    this.level = grownInt32(this.level, capacity);
+    this.account = grownInt32(this.account, capacity);
+    this.lots = grownFloat64(this.lots, capacity);
+    this.capacity = capacity;
+  }
+}
+
+/** Price levels of both sides of one book. */
+class LevelPool {
+  capacity = 0;
+  count = 0;
+  freeHead = nil;
+  price = new Float64Array(0);
+  lots = new Float64Array(0);
+  orders = new Int32Array(0);
+  head = new Int32Array(0);
+  tail = new Int32Array(0);
+  side = new Uint8Array(0);
+
+  allocate(side: Side, priceTicks: number): number {
+    let level: number;
+    if (this.freeHead !== nil) {
+      level = this.freeHead;
+      this.freeHead = this.head[level]!;
+    } else {
+      if (this.count === this.capacity) this.grow();
+      level = this.count++;
+    }
+    this.price[level] = priceTicks;
+    this.lots[level] = 0;
+    this.orders[level] = 0;
+    this.head[level] = nil;
+    this.tail[level] = nil;
+    this.side[level] = side;
+    return level;
+  }
+
+  free(level: number): void {
+    this.head[level] = this.freeHead;
+    this.freeHead = level;
+  }
+
+  private grow(): void {
+    const capacity = Math.max(64, this.capacity * 2);
+    this.price = grownFloat64(this.price, capacity);
+    this.lots = grownFloat64(this.lots, capacity);
+    this.orders = grownInt32(this.orders, capacity);
+    this.head = grownInt32(this.head, capacity);
+    this.tail = grownInt32(this.tail, capacity);
+    this.side = grownUint8(this.side, capacity);
+    this.capacity = capacity;
+  }
+}
+
+/**
+ * One side's levels sorted by price with the best at the end: bids ascending, asks descending.
+ * Levels found empty are kept (see the file comment) and counted in `empty`.
+ */
+class SortedLevels {
+  length = 0;
+  empty = 0;
+  prices = new Float64Array(64);
+  levels = new Int32Array(64);
+  readonly byPrice = new Map<number, number>();
+
+  constructor(readonly isBid: boolean) {}
+
+  /** Index at which `priceTicks` would be inserted so that the order stays sorted. */
+  insertionIndex(priceTicks: number): number {
+    // Orders arrive near the top of the book: look at the end first.
+    let high = this.length;
+    if (high === 0 || this.better(priceTicks, this.prices[high - 1]!)) return high;
+    let low = 0;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.better(priceTicks, this.prices[middle]!)) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  /** Whether price `a` is better than price `b` on this side. */
+  better(a: number, b: number): boolean {
+    return this.isBid ? a > b : a < b;
+  }
+
+  insert(index: number, priceTicks: number, level: number): void {
+    if (this.length === this.prices.length) {
+      this.prices = grownFloat64(this.prices, this.length * 2);
+      this.levels = grownInt32(this.levels, this.length * 2);
+    }
+    if (index < this.length) {
+      this.prices.copyWithin(index + 1, index, this.length);
+      this.levels.copyWithin(index + 1, index, this.length);
+    }
+    this.prices[index] = priceTicks;
+    this.levels[index] = level;
+    this.length++;
+    this.byPrice.set(priceTicks, level);
+  }
+}
+
+export class FastBook implements Book {
+  orderCount = 0;
+  stoppedBySelfTrade = false;
+  /** Node and level touches, for complexity tests. */
+  operations = 0;
+  private readonly pool = new LevelPool();
+  private readonly bids = new SortedLevels(true);
+  private readonly asks = new SortedLevels(false);
+
+  constructor(
+    private readonly nodes: NodeArena,
+    private readonly levelsPerSideMax: number,
+  ) {}
+
+  private sideLevels(side: Side): SortedLevels {
+    return side === 0 ? this.bids : this.asks;
+  }
+
+  /** The best live level of a side (popping empties off the end), or nil. */
+  private bestLevel(sorted: SortedLevels): number {
+    const pool = this.pool;
+    while (sorted.length > 0) {
+      const level = sorted.levels[sorted.length - 1]!;
+      if (pool.orders[level]! > 0) return level;
+      this.operations++;
+      sorted.length--;
+      sorted.empty--;
+      sorted.byPrice.delete(pool.price[level]!);
+      pool.free(level);
+    }
+    return nil;
+  }
+
+  bestPrice(side: Side): number {
+    const level = this.bestLevel(this.sideLevels(side));
+    return level === nil ? noPrice : this.pool.price[level]!;
+  }
+
+  canRest(side: Side, priceTicks: number): ResultCode {
+    const sorted = this.sideLevels(side);
+    const level = sorted.byPrice.get(priceTicks);
+    if (level !== undefined && this.pool.orders[level]! > 0) return Result.ok;
+    return sorted.length - sorted.empty >= this.levelsPerSideMax ? Result.tooManyPriceLevels : Result.ok;
+  }
+
+  add(slot: number, account: number, side: Side, priceTicks: number, lots: number): void {
+    const sorted = this.sideLevels(side);
+    const pool = this.pool;
+    let level = sorted.byPrice.get(priceTicks);
+    if (level === undefined) {
+      level = pool.allocate(side, priceTicks);
+      sorted.insert(sorted.insertionIndex(priceTicks), priceTicks, level);
+    } else if (pool.orders[level] === 0) {
+      sorted.empty--;
+    }
+    const nodes = this.nodes;
+    const tail = pool.tail[level]!;
+    nodes.prev[slot] = tail;
+    nodes.next[slot] = nil;
+    nodes.level[slot] = level;
+    nodes.account[slot] = account;
+    nodes.lots[slot] = lots;
+    if (tail === nil) pool.head[level] = slot;
+    else nodes.next[tail] = slot;
+    pool.tail[level] = slot;
+    pool.orders[level] = pool.orders[level]! + 1;
+    pool.lots[level] = pool.lots[level]! + lots;
+    this.orderCount++;
+    this.operations++;
+  }
+
+  /** Unlinks a node from its level; marks the level empty when it was the last order. */
+  private unlink(slot: number): void {
+    const nodes = this.nodes;
+    const pool = this.pool;
+    const level = nodes.level[slot]!;
+    const prev = nodes.prev[slot]!;
+    const next = nodes.next[slot]!;
+    if (prev === nil) pool.head[level] = next;
+    else nodes.next[prev] = next;
+    if (next === nil) pool.tail[level] = prev;
+    else nodes.prev[next] = prev;
+    pool.lots[level] = pool.lots[level]! - nodes.lots[slot]!;
+    nodes.lots[slot] = 0;
+    nodes.level[slot] = nil;
+    const orders = pool.orders[level]! - 1;
+    pool.orders[level] = orders;
+    this.orderCount--;
+    this.operations++;
+    if (orders === 0) {
+      const sorted = this.sideLevels(pool.side[level] as Side);
+      sorted.empty++;
+      if (sorted.empty > sorted.length - sorted.empty + 1024) this.compact(sorted);
+    }
+  }
+
+  /** Drops every empty level of a side in one pass (amortised over the removals that emptied them). */
+  private compact(sorted: SortedLevels): void {
+    const pool = this.pool;
+    let kept = 0;
+    for (let index = 0; index < sorted.length; index++) {
+      const level = sorted.levels[index]!;
+      this.operations++;
+      if (pool.orders[level]! > 0) {
+        sorted.prices[kept] = sorted.prices[index]!;
+        sorted.levels[kept] = level;
+        kept++;
+      } else {
+        sorted.byPrice.delete(pool.price[level]!);
+        pool.free(level);
+      }
+    }
+    sorted.length = kept;
+    sorted.empty = 0;
+  }
+
+  remove(slot: number): number {
+    const lots = this.nodes.lots[slot]!;
+    assert(this.nodes.level[slot] !== nil, 'remove of an order not in the book');
+    this.unlink(slot);
+    return lots;
+  }
+
+  reduce(slot: number, remainingLots: number): void {
+    const nodes = this.nodes;
+    const level = nodes.level[slot]!;
+    const lots = nodes.lots[slot]!;
+    assert(level !== nil && remainingLots > 0 && remainingLots < lots, 'reduce out of range');
+    nodes.lots[slot] = remainingLots;
+    this.pool.lots[level] = this.pool.lots[level]! - (lots - remainingLots);
+    this.operations++;
+  }
+
+  remainingLots(slot: number): number {
+    return this.nodes.lots[slot]!;
+  }
+
+  match(
+    takerSide: Side,
+    limitPriceTicks: number,
+    lots: number,
+    takerAccount: number,
+    selfTradePrevention: SelfTradePrevention,
+    handler: MatchHandler,
+  ): number {
+    this.stoppedBySelfTrade = false;
+    const makers = takerSide === 0 ? this.asks : this.bids;
+    const nodes = this.nodes;
+    const pool = this.pool;
+    const buying = takerSide === 0;
+    const preventing = selfTradePrevention !== Stp.none;
+    let remaining = lots;
+    while (remaining > 0) {
+      const level = this.bestLevel(makers);
+      if (level === nil) break;
+      const priceTicks = pool.price[level]!;
+      if (buying ? priceTicks > limitPriceTicks : priceTicks < limitPriceTicks) break;
+      let slot = pool.head[level]!;
+      while (slot !== nil && remaining > 0) {
+        const next = nodes.next[slot]!;
+        const makerLots = nodes.lots[slot]!;
+        if (preventing && nodes.account[slot] === takerAccount) {
+          if (selfTradePrevention === Stp.cancelTaker) {
+            this.stoppedBySelfTrade = true;
+            return lots - remaining;
+          }
+          this.unlink(slot);
+          handler.onSelfTradeMakerRemoved(slot, makerLots);
+          if (selfTradePrevention === Stp.cancelBoth) {
+            this.stoppedBySelfTrade = true;
+            return lots - remaining;
+          }
+          slot = next;
+          continue;
+        }
+        const fill = makerLots < remaining ? makerLots : remaining;
+        remaining -= fill;
+        const left = makerLots - fill;
+        if (left === 0) {
+          this.unlink(slot);
+        } else {
+          nodes.lots[slot] = left;
+          pool.lots[level] = pool.lots[level]! - fill;
+          this.operations++;
+        }
+        handler.onFill(slot, priceTicks, fill, left);
+        slot = next;
+      }
+    }
+    return lots - remaining;
+  }
+
+  fillableLots(
+    takerSide: Side,
+    limitPriceTicks: number,
+    lots: number,
+    takerAccount: number,
+    selfTradePrevention: SelfTradePrevention,
+  ): number {
+    const makers = takerSide === 0 ? this.asks : this.bids;
+    const nodes = this.nodes;
+    const pool = this.pool;
+    const buying = takerSide === 0;
+    const preventing = selfTradePrevention !== Stp.none;
+    let fillable = 0;
+    for (let index = makers.length - 1; index >= 0 && fillable < lots; index--) {
+      const level = makers.levels[index]!;
+      if (pool.orders[level] === 0) continue;
+      const priceTicks = pool.price[level]!;
+      if (buying ? priceTicks > limitPriceTicks : priceTicks < limitPriceTicks) break;
+      if (!preventing) {
+        fillable += pool.lots[level]!;
+        continue;
+      }
+      for (let slot = pool.head[level]!; slot !== nil && fillable < lots; slot = nodes.next[slot]!) {
+        if (nodes.account[slot] === takerAccount) {
+          if (selfTradePrevention === Stp.cancelMaker) continue;
+          return fillable < lots ? fillable : lots;
+        }
+        fillable += nodes.lots[slot]!;
+      }
+    }
+    return fillable < lots ? fillable : lots;
+  }
+
+  depth(side: Side, levelsMax: number, out: BookLevel[]): number {
+    const sorted = this.sideLevels(side);
+    const pool = this.pool;
+    let written = 0;
+    for (let index = sorted.length - 1; index >= 0 && written < levelsMax; index--) {
+      const level = sorted.levels[index]!;
+      if (pool.orders[level] === 0) continue;
+      let entry = out[written];
+      if (entry === undefined) {
+        entry = { priceTicks: 0, lots: 0, orders: 0 };
+        out[written] = entry;
+      }
+      entry.priceTicks = pool.price[level]!;
+      entry.lots = pool.lots[level]!;
+      entry.orders = pool.orders[level]!;
+      written++;
+    }
+    return written;
+  }
+
+  visit(side: Side, visitor: OrderVisitor): void {
+    const sorted = this.sideLevels(side);
+    const pool = this.pool;
+    const nodes = this.nodes;
+    for (let index = sorted.length - 1; index >= 0; index--) {
+      const level = sorted.levels[index]!;
+      const priceTicks = pool.price[level]!;
+      for (let slot = pool.head[level]!; slot !== nil; slot = nodes.next[slot]!) {
+        visitor(slot, nodes.account[slot]!, priceTicks, nodes.lots[slot]!);
+      }
+    }
+  }
+}
+
+export class FastBookFactory implements BookFactory {
+  private readonly nodes = new NodeArena();
+
+  create(levelsPerSideMax: number): FastBook {
+    return new FastBook(this.nodes, levelsPerSideMax);
+  }
+
+  ensureSlots(capacity: number): void {
+    this.nodes.ensure(capacity);
+  }
+}
+
+export { noPrice };

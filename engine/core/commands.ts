@@ -1,0 +1,139 @@
+/**
+ * Commands: what the engine is asked to do. Every command carries `seq` and `ts` stamped by the
+ * sequencer (the engine never reads a clock) and a stable numeric `kind` that the journal stores.
+ * Order ids are minted outside the engine and carried in the command, so replay needs nothing else.
+ *
+ * Enumerations are small integers here; their names for clients live in the `*Names` tables.
+ */
+
+export const CommandKind = {
+  placeOrder: 1,
+  cancelOrder: 2,
+  cancelAll: 3,
+  amendOrder: 4,
+  deposit: 5,
+  withdraw: 6,
+  placeBatch: 7,
+  cancelBatch: 8,
+} as const;
+export type CommandKind = (typeof CommandKind)[keyof typeof CommandKind];
+
+export const Mode = { live: 0, paper: 1 } as const;
+export type Mode = (typeof Mode)[keyof typeof Mode];
+export const modeNames = ['live', 'paper'] as const;
+
+export const Side = { buy: 0, sell: 1 } as const;
+export type Side = (typeof Side)[keyof typeof Side];
+export const sideNames = ['buy', 'sell'] as const;
+
+export const OrderType = { limit: 0, market: 1, stopLimit: 2, stopMarket: 3 } as const;
+export type OrderType = (typeof OrderType)[keyof typeof OrderType];
+export const orderTypeNames = ['limit', 'market', 'stop_limit', 'stop_market'] as const;
+
+export const TimeInForce = { gtc: 0, ioc: 1, fok: 2 } as const;
+export type TimeInForce = (typeof TimeInForce)[keyof typeof TimeInForce];
+export const timeInForceNames = ['GTC', 'IOC', 'FOK'] as const;
+
+/** Self-trade prevention: what happens when a taker meets a resting order of its own account. */
+export const SelfTradePrevention = { cancelTaker: 0, cancelMaker: 1, cancelBoth: 2, none: 3 } as const;
+export type SelfTradePrevention = (typeof SelfTradePrevention)[keyof typeof SelfTradePrevention];
+export const selfTradePreventionNames = ['cancel_taker', 'cancel_maker', 'cancel_both', 'none'] as const;
+
+/** The fields of one order placement; also the element of a batch. */
+export interface OrderRequest {
+  /** Minted by the sequencer; strictly increasing across the engine's life. */
+  orderId: number;
+  userId: number;
+  mode: Mode;
+  pairId: number;
+  side: Side;
+  orderType: OrderType;
+  timeInForce: TimeInForce;
+  /** Limit price in ticks (limit, stop_limit); 0 where not used. */
+  priceTicks: number;
+  /** Trigger price in ticks (stop orders); 0 where not used. */
+  stopPriceTicks: number;
+  quantityLots: number;
+  postOnly: boolean;
+  selfTradePrevention: SelfTradePrevention;
+  /** Empty when the client gave none. */
+  clientOrderId: string;
+}
+
+export interface PlaceOrder extends OrderRequest {
+  kind: typeof CommandKind.placeOrder;
+  seq: number;
+  ts: number;
+}
+
+export interface CancelOrder {
+  kind: typeof CommandKind.cancelOrder;
+  seq: number;
+  ts: number;
+  userId: number;
+  mode: Mode;
+  /** 0 to cancel by client order id instead. */
+  orderId: number;
+  clientOrderId: string;
+}
+
+export interface CancelAll {
+  kind: typeof CommandKind.cancelAll;
+  seq: number;
+  ts: number;
+  userId: number;
+  mode: Mode;
+  /** 0 for every pair. */
+  pairId: number;
+}
+
+export interface AmendOrder {
+  kind: typeof CommandKind.amendOrder;
+  seq: number;
+  ts: number;
+  userId: number;
+  mode: Mode;
+  orderId: number;
+  /** New limit price in ticks; 0 keeps the price. */
+  priceTicks: number;
+  /** New total quantity in lots (filled part included); 0 keeps the quantity. */
+  quantityLots: number;
+}
+
+export interface Deposit {
+  kind: typeof CommandKind.deposit;
+  seq: number;
+  ts: number;
+  userId: number;
+  mode: Mode;
+  assetId: number;
+  amountAtoms: number;
+}
+
+export interface Withdraw {
+  kind: typeof CommandKind.withdraw;
+  seq: number;
+  ts: number;
+  userId: number;
+  mode: Mode;
+  assetId: number;
+  amountAtoms: number;
+}
+
+export interface PlaceBatch {
+  kind: typeof CommandKind.placeBatch;
+  seq: number;
+  ts: number;
+  orders: OrderRequest[];
+}
+
+export interface CancelBatch {
+  kind: typeof CommandKind.cancelBatch;
+  seq: number;
+  ts: number;
+  userId: number;
+  mode: Mode;
+  orderIds: number[];
+}
+
+export type Command = PlaceOrder | CancelOrder | CancelAll | AmendOrder | Deposit | Withdraw | PlaceBatch | CancelBatch;

@@ -1,0 +1,880 @@
+/**
+ * The engine: a deterministic state machine over the ledger and the order books. `apply` takes one
+ * command, validates everything it needs first, then mutates and emits events; it returns a result code.
+ * Nothing here reads a clock, draws a random number, awaits or does I/O, so the same commands always give
+ * the same events and the same state hash.
+ *
+ * Money rules (all integers):
+ * - notional of a fill = price ticks × lots × pair.quoteAtomsPerTickLot (quote atoms);
+ * - a buy holds holdPrice × remaining × k + the fee cap; a sell holds its base atoms;
+ * - fees are charged on an order's cumulative notional, rounded up to the atom, so the total fee of an
+ *   order is exactly ceil(notional × bps / 10 000) however many fills it takes; the taker and maker fee
+ *   caps of a buy are held at placement and the unused part is released when the order ends;
+ * - a buy that fills below its hold price gets the difference released at once.
+ */
+import { assert } from './assert.ts';
+import { grownInt32 } from './typed-arrays.ts';
+import {
+  CommandKind,
+  OrderType,
+  SelfTradePrevention,
+  TimeInForce,
+  type AmendOrder,
+  type CancelAll,
+  type CancelBatch,
+  type CancelOrder,
+  type Command,
+  type Deposit,
+  type Mode,
+  type OrderRequest,
+  type PlaceBatch,
+  type Side,
+  type Withdraw,
+} from './commands.ts';
+import {
+  BalanceChanged,
+  BalanceReason,
+  CancelReason,
+  ExpireReason,
+  OrderAccepted,
+  OrderAmended,
+  OrderCancelled,
+  OrderExpired,
+  OrderRejected,
+  OrderRested,
+  OrderStatus,
+  StopTriggered,
+  TradeExecuted,
+  nullSink,
+  type EventSink,
+} from './events.ts';
+import { Ledger, noAccount } from './ledger.ts';
+import { bpsDenominator, defaultLimits, defaultSettings, safeIntegerMax, type EngineLimits, type EngineSettings } from './limits.ts';
+import { OrderStore, noSlot } from './order-store.ts';
+import { Result, type ResultCode } from './results.ts';
+import type { Markets, Pair } from './units.ts';
+import { noPrice, type Book, type BookFactory, type MatchHandler } from './book/book.ts';
+import { FastBookFactory } from './book/fast-book.ts';
+
+export interface EngineOptions {
+  readonly markets: Markets;
+  readonly limits?: Partial<EngineLimits>;
+  readonly settings?: Partial<EngineSettings>;
+  /** The book implementation; the fast book unless a test asks for the reference. */
+  readonly books?: BookFactory;
+  readonly sink?: EventSink;
+}
+
+/** One pair in one mode: its book, its last trade price and its untriggered stops. */
+export class BookContext {
+  /** Price of the last trade, or `noPrice` before the first. */
+  lastPriceTicks = noPrice;
+  /** Untriggered buy stops, sorted by stop price ascending then order id (trigger order). */
+  readonly buyStops: number[] = [];
+  /** Untriggered sell stops, sorted by stop price descending then order id (trigger order). */
+  readonly sellStops: number[] = [];
+
+  constructor(
+    readonly index: number,
+    readonly pair: Pair,
+    readonly mode: Mode,
+    readonly book: Book,
+  ) {}
+}
+
+/** Fee owed when an order's cumulative notional grows from `before` to `before + notional`. */
+export function feeIncrement(beforeAtoms: number, notionalAtoms: number, feeBps: number): number {
+  return feeCap(beforeAtoms + notionalAtoms, feeBps) - feeCap(beforeAtoms, feeBps);
+}
+
+/** ceil(notional × bps / 10 000), computed without leaving the safe-integer range. */
+export function feeCap(notionalAtoms: number, feeBps: number): number {
+  const whole = Math.floor(notionalAtoms / bpsDenominator);
+  const rest = notionalAtoms - whole * bpsDenominator;
+  return whole * feeBps + Math.ceil((rest * feeBps) / bpsDenominator);
+}
+
+export class Engine implements MatchHandler {
+  readonly markets: Markets;
+  readonly limits: EngineLimits;
+  readonly settings: EngineSettings;
+  readonly ledger: Ledger;
+  readonly orders: OrderStore;
+  readonly contexts: BookContext[] = [];
+  sink: EventSink;
+  /** The last order id accepted or refused by id check; ids must increase. */
+  lastOrderId = 0;
+  lastTradeId = 0;
+  /** Per-item results of the last batch command. */
+  readonly batchResults: ResultCode[] = [];
+
+  private readonly books: BookFactory;
+  private readonly slotByOrderId = new Map<number, number>();
+  private readonly slotByClientOrderId = new Map<string, number>();
+  private accountHead = new Int32Array(64).fill(noSlot);
+  private accountTail = new Int32Array(64).fill(noSlot);
+  private accountOpenOrders = new Int32Array(64);
+
+  // The taker being matched, read by onFill and onSelfTradeMakerRemoved.
+  private takerSlot = noSlot;
+  private takerContext!: BookContext;
+
+  // One reusable object per event kind (see events.ts).
+  private readonly accepted = new OrderAccepted();
+  private readonly rested = new OrderRested();
+  private readonly trade = new TradeExecuted();
+  private readonly cancelled = new OrderCancelled();
+  private readonly expired = new OrderExpired();
+  private readonly triggered = new StopTriggered();
+  private readonly amended = new OrderAmended();
+  private readonly rejected = new OrderRejected();
+  private readonly balanceChanged = new BalanceChanged();
+
+  constructor(options: EngineOptions) {
+    this.markets = options.markets;
+    this.limits = { ...defaultLimits, ...options.limits };
+    this.settings = { ...defaultSettings, ...options.settings };
+    assert(this.settings.takerFeeBps >= 0 && this.settings.takerFeeBps <= bpsDenominator, 'taker fee out of range');
+    assert(this.settings.makerFeeBps >= 0 && this.settings.makerFeeBps <= bpsDenominator, 'maker fee out of range');
+    assert(this.settings.marketBandBps >= 0 && this.settings.marketBandBps < bpsDenominator, 'band out of range');
+    this.sink = options.sink ?? nullSink;
+    this.books = options.books ?? new FastBookFactory();
+    this.ledger = new Ledger(this.markets.assets.length, this.limits.accountsMax);
+    this.orders = new OrderStore(this.limits.ordersMax);
+    for (const pair of this.markets.pairs) {
+      for (const mode of [0, 1] as const) {
+        const index = pair.index * 2 + mode;
+        this.contexts[index] = new BookContext(index, pair, mode, this.books.create(this.limits.priceLevelsPerSideMax));
+      }
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Commands
+
+  apply(command: Command): ResultCode {
+    switch (command.kind) {
+      case CommandKind.placeOrder:
+        return this.placeOrder(command);
+      case CommandKind.cancelOrder:
+        return this.cancelOrder(command);
+      case CommandKind.cancelAll:
+        return this.cancelAll(command);
+      case CommandKind.amendOrder:
+        return this.amendOrder(command);
+      case CommandKind.deposit:
+        return this.deposit(command);
+      case CommandKind.withdraw:
+        return this.withdraw(command);
+      case CommandKind.placeBatch:
+        return this.placeBatch(command);
+      case CommandKind.cancelBatch:
+        return this.cancelBatch(command);
+    }
+  }
+
+  private deposit(command: Deposit): ResultCode {
+    const asset = this.markets.assetById(command.assetId);
+    if (!validUser(command.userId)) return Result.invalidUser;
+    if (command.mode !== 0 && command.mode !== 1) return Result.invalidMode;
+    if (asset === undefined) return Result.unknownAsset;
+    if (!Number.isSafeInteger(command.amountAtoms) || command.amountAtoms <= 0) return Result.invalidCommand;
+    if (!this.ledger.canMint(asset.index, command.amountAtoms)) return Result.balanceLimit;
+    const account = this.ledger.findOrOpen(command.userId, command.mode);
+    if (account === noAccount) return Result.tooManyAccounts;
+    this.ensureAccountLists(account);
+    this.ledger.deposit(account, asset.index, command.amountAtoms);
+    this.emitBalance(account, asset.index, asset.id, BalanceReason.deposit, command.amountAtoms);
+    return Result.ok;
+  }
+
+  private withdraw(command: Withdraw): ResultCode {
+    const asset = this.markets.assetById(command.assetId);
+    if (!validUser(command.userId)) return Result.invalidUser;
+    if (command.mode !== 0 && command.mode !== 1) return Result.invalidMode;
+    if (asset === undefined) return Result.unknownAsset;
+    if (!Number.isSafeInteger(command.amountAtoms) || command.amountAtoms <= 0) return Result.invalidCommand;
+    const account = this.ledger.find(command.userId, command.mode);
+    if (account === noAccount || this.ledger.availableAtoms(account, asset.index) < command.amountAtoms) {
+      return Result.insufficientBalance;
+    }
+    this.ledger.withdraw(account, asset.index, command.amountAtoms);
+    this.emitBalance(account, asset.index, asset.id, BalanceReason.withdraw, -command.amountAtoms);
+    return Result.ok;
+  }
+
+  private emitBalance(account: number, assetIndex: number, assetId: number, reason: BalanceReason, delta: number): void {
+    const event = this.balanceChanged;
+    event.userId = this.ledger.userOf(account);
+    event.mode = this.ledger.modeOf(account);
+    event.assetId = assetId;
+    event.reason = reason;
+    event.deltaAtoms = delta;
+    event.availableAtoms = this.ledger.availableAtoms(account, assetIndex);
+    event.heldAtoms = this.ledger.heldAtoms(account, assetIndex);
+    this.sink.onEvent(event);
+  }
+
+  private placeBatch(command: PlaceBatch): ResultCode {
+    this.batchResults.length = 0;
+    if (command.orders.length === 0) return Result.batchEmpty;
+    if (command.orders.length > this.limits.batchOrdersMax) return Result.batchTooLarge;
+    for (const order of command.orders) this.batchResults.push(this.placeOrder(order));
+    return Result.ok;
+  }
+
+  private cancelBatch(command: CancelBatch): ResultCode {
+    this.batchResults.length = 0;
+    if (command.orderIds.length === 0) return Result.batchEmpty;
+    if (command.orderIds.length > this.limits.batchCancelMax) return Result.batchTooLarge;
+    for (const orderId of command.orderIds) {
+      this.batchResults.push(this.cancelById(command.userId, command.mode, orderId, '', CancelReason.user));
+    }
+    return Result.ok;
+  }
+
+  /** Places one order (alone or as a batch item). Refusals emit OrderRejected and change nothing else. */
+  placeOrder(request: OrderRequest): ResultCode {
+    const result = this.tryPlaceOrder(request);
+    if (result !== Result.ok) {
+      const event = this.rejected;
+      event.orderId = request.orderId;
+      event.userId = request.userId;
+      event.pairId = request.pairId;
+      event.mode = request.mode;
+      event.result = result;
+      this.sink.onEvent(event);
+    }
+    return result;
+  }
+
+  private tryPlaceOrder(request: OrderRequest): ResultCode {
+    // Shape.
+    if (!validUser(request.userId)) return Result.invalidUser;
+    if (request.mode !== 0 && request.mode !== 1) return Result.invalidMode;
+    const pair = this.markets.pairById(request.pairId);
+    if (pair === undefined) return Result.unknownPair;
+    const side = request.side;
+    if (side !== 0 && side !== 1) return Result.invalidSide;
+    const orderType = request.orderType;
+    if (!(orderType >= 0 && orderType <= 3 && Number.isInteger(orderType))) return Result.invalidOrderType;
+    const isMarketKind = orderType === OrderType.market || orderType === OrderType.stopMarket;
+    const isStop = orderType === OrderType.stopLimit || orderType === OrderType.stopMarket;
+    if (!(request.timeInForce >= 0 && request.timeInForce <= 2 && Number.isInteger(request.timeInForce))) {
+      return Result.invalidTimeInForce;
+    }
+    const stp = request.selfTradePrevention;
+    if (!(stp >= 0 && stp <= 3 && Number.isInteger(stp))) return Result.invalidSelfTradePrevention;
+    if (!Number.isSafeInteger(request.orderId) || request.orderId <= this.lastOrderId) return Result.orderIdNotIncreasing;
+
+    // Numbers, on the pair's grid and within its maxima.
+    const quantityLots = request.quantityLots;
+    if (!Number.isSafeInteger(quantityLots) || quantityLots < 1 || quantityLots > pair.quantityLotsMax) {
+      return Result.quantityOutOfRange;
+    }
+    let priceTicks = 0;
+    if (!isMarketKind) {
+      priceTicks = request.priceTicks;
+      if (priceTicks === 0) return Result.priceRequired;
+      if (!validTicks(priceTicks, pair)) return Result.priceOutOfRange;
+    }
+    let stopPriceTicks = 0;
+    if (isStop) {
+      stopPriceTicks = request.stopPriceTicks;
+      if (stopPriceTicks === 0) return Result.stopPriceRequired;
+      if (!validTicks(stopPriceTicks, pair)) return Result.priceOutOfRange;
+    }
+    // Market kinds always behave as immediate-or-cancel; post-only is only meaningful for a resting limit.
+    const timeInForce = isMarketKind ? TimeInForce.ioc : request.timeInForce;
+    if (request.postOnly && (orderType !== OrderType.limit || timeInForce !== TimeInForce.gtc)) {
+      return Result.invalidOrderOptions;
+    }
+
+    // Account, identity and capacity.
+    const account = this.ledger.find(request.userId, request.mode);
+    const clientOrderId = request.clientOrderId;
+    if (typeof clientOrderId !== 'string' || clientOrderId.length > this.limits.clientOrderIdLengthMax) {
+      return Result.invalidClientOrderId;
+    }
+    if (account === noAccount) return Result.insufficientBalance;
+    if (clientOrderId !== '' && this.slotByClientOrderId.has(clientKey(account, clientOrderId))) {
+      return Result.duplicateClientOrderId;
+    }
+    if (this.accountOpenOrders[account]! >= this.limits.openOrdersPerAccountMax) return Result.tooManyOpenOrders;
+    if (!this.orders.hasRoom()) return Result.bookFull;
+    const context = this.contexts[pair.index * 2 + request.mode]!;
+    const book = context.book;
+    if (book.orderCount >= this.limits.bookOrdersMax) return Result.bookFull;
+    if (isStop && context.buyStops.length + context.sellStops.length >= this.limits.stopOrdersPerBookMax) {
+      return Result.tooManyStopOrders;
+    }
+    if (orderType === OrderType.limit && timeInForce === TimeInForce.gtc) {
+      const restable = book.canRest(side, priceTicks);
+      if (restable !== Result.ok) return restable;
+    }
+    if (request.postOnly && this.crosses(book, side, priceTicks)) return Result.postOnlyWouldTake;
+
+    // Funds.
+    let holdPriceTicks = priceTicks;
+    if (side === 0 && isMarketKind) {
+      const reference = orderType === OrderType.market ? book.bestPrice(1) : stopPriceTicks;
+      holdPriceTicks = reference === noPrice ? 0 : Math.min(this.buyBand(reference), pair.priceTicksMax);
+    }
+    const heldAtoms = side === 0 ? this.buyHold(pair, holdPriceTicks, quantityLots) : quantityLots * pair.baseAtomsPerLot;
+    const heldAsset = side === 0 ? pair.quote.index : pair.base.index;
+    if (this.ledger.availableAtoms(account, heldAsset) < heldAtoms) return Result.insufficientBalance;
+
+    // Accept: from here on nothing is refused.
+    this.lastOrderId = request.orderId;
+    const slot = this.orders.allocate((capacity) => this.books.ensureSlots(capacity));
+    const store = this.orders;
+    store.orderId[slot] = request.orderId;
+    store.account[slot] = account;
+    store.context[slot] = context.index;
+    store.side[slot] = side;
+    store.orderType[slot] = orderType;
+    store.timeInForce[slot] = timeInForce;
+    store.selfTradePrevention[slot] = stp;
+    store.postOnly[slot] = request.postOnly ? 1 : 0;
+    store.status[slot] = isStop ? OrderStatus.pending : OrderStatus.open;
+    store.priceTicks[slot] = priceTicks;
+    store.stopPriceTicks[slot] = stopPriceTicks;
+    store.holdPriceTicks[slot] = holdPriceTicks;
+    store.quantityLots[slot] = quantityLots;
+    store.filledLots[slot] = 0;
+    store.filledNotionalAtoms[slot] = 0;
+    store.takerNotionalAtoms[slot] = 0;
+    store.makerNotionalAtoms[slot] = 0;
+    store.heldAtoms[slot] = heldAtoms;
+    store.clientOrderId[slot] = clientOrderId;
+    if (heldAtoms > 0) this.ledger.hold(account, heldAsset, heldAtoms);
+    this.slotByOrderId.set(request.orderId, slot);
+    if (clientOrderId !== '') this.slotByClientOrderId.set(clientKey(account, clientOrderId), slot);
+    this.linkToAccount(account, slot);
+
+    const event = this.accepted;
+    event.orderId = request.orderId;
+    event.userId = request.userId;
+    event.mode = request.mode;
+    event.pairId = pair.id;
+    event.side = side;
+    event.orderType = orderType;
+    event.timeInForce = timeInForce;
+    event.priceTicks = priceTicks;
+    event.stopPriceTicks = stopPriceTicks;
+    event.quantityLots = quantityLots;
+    event.postOnly = request.postOnly;
+    event.selfTradePrevention = stp;
+    event.clientOrderId = clientOrderId;
+    event.status = store.status[slot] as OrderStatus;
+    event.heldAtoms = heldAtoms;
+    this.sink.onEvent(event);
+
+    if (isStop) {
+      this.insertStop(context, slot);
+    } else {
+      this.execute(context, slot);
+    }
+    this.triggerStops(context);
+    return Result.ok;
+  }
+
+  private cancelOrder(command: CancelOrder): ResultCode {
+    return this.cancelById(command.userId, command.mode, command.orderId, command.clientOrderId, CancelReason.user);
+  }
+
+  private cancelById(userId: number, mode: Mode, orderId: number, clientOrderId: string, reason: CancelReason): ResultCode {
+    const slot = this.ownedSlot(userId, mode, orderId, clientOrderId);
+    if (slot === noSlot) return Result.orderNotFound;
+    this.cancelSlot(slot, reason);
+    return Result.ok;
+  }
+
+  private cancelAll(command: CancelAll): ResultCode {
+    if (!validUser(command.userId)) return Result.invalidUser;
+    if (command.mode !== 0 && command.mode !== 1) return Result.invalidMode;
+    let contextIndex = -1;
+    if (command.pairId !== 0) {
+      const pair = this.markets.pairById(command.pairId);
+      if (pair === undefined) return Result.unknownPair;
+      contextIndex = pair.index * 2 + command.mode;
+    }
+    const account = this.ledger.find(command.userId, command.mode);
+    if (account === noAccount) return Result.ok;
+    let slot = this.accountHead[account]!;
+    while (slot !== noSlot) {
+      const next = this.orders.accountNext[slot]!;
+      if (contextIndex === -1 || this.orders.context[slot] === contextIndex) this.cancelSlot(slot, CancelReason.cancelAll);
+      slot = next;
+    }
+    return Result.ok;
+  }
+
+  private amendOrder(command: AmendOrder): ResultCode {
+    const slot = this.ownedSlot(command.userId, command.mode, command.orderId, '');
+    if (slot === noSlot) return Result.orderNotFound;
+    const store = this.orders;
+    const context = this.contexts[store.context[slot]!]!;
+    const pair = context.pair;
+    const book = context.book;
+    const status = store.status[slot];
+    if (status === OrderStatus.pending || store.priceTicks[slot] === 0 || store.timeInForce[slot] !== TimeInForce.gtc) {
+      return Result.orderNotAmendable;
+    }
+    const priceTicks = store.priceTicks[slot]!;
+    const quantityLots = store.quantityLots[slot]!;
+    const filledLots = store.filledLots[slot]!;
+    const newPriceTicks = command.priceTicks === 0 ? priceTicks : command.priceTicks;
+    const newQuantityLots = command.quantityLots === 0 ? quantityLots : command.quantityLots;
+    if (!validTicks(newPriceTicks, pair)) return Result.priceOutOfRange;
+    if (!Number.isSafeInteger(newQuantityLots) || newQuantityLots <= filledLots || newQuantityLots > pair.quantityLotsMax) {
+      return Result.quantityOutOfRange;
+    }
+    if (newPriceTicks === priceTicks && newQuantityLots === quantityLots) return Result.ok;
+    const side = store.side[slot] as Side;
+    const account = store.account[slot]!;
+    const remainingLots = quantityLots - filledLots;
+    const newRemainingLots = newQuantityLots - filledLots;
+    const heldAsset = side === 0 ? pair.quote.index : pair.base.index;
+    const event = this.amended;
+    event.orderId = store.orderId[slot]!;
+    event.pairId = pair.id;
+    event.mode = context.mode;
+    event.priceTicks = newPriceTicks;
+    event.quantityLots = newQuantityLots;
+    event.remainingLots = newRemainingLots;
+
+    if (newPriceTicks === priceTicks && newQuantityLots < quantityLots) {
+      // A reduction keeps priority; the hold shrinks by the reduced part at the order's price (fee cap kept).
+      const releasedLots = remainingLots - newRemainingLots;
+      const releasedAtoms = side === 0 ? priceTicks * releasedLots * pair.quoteAtomsPerTickLot : releasedLots * pair.baseAtomsPerLot;
+      book.reduce(slot, newRemainingLots);
+      store.quantityLots[slot] = newQuantityLots;
+      store.heldAtoms[slot] = store.heldAtoms[slot]! - releasedAtoms;
+      this.ledger.release(account, heldAsset, releasedAtoms);
+      event.priorityKept = true;
+      event.heldDeltaAtoms = -releasedAtoms;
+      this.sink.onEvent(event);
+      return Result.ok;
+    }
+
+    // A price change or an increase loses priority: the order leaves the book and re-enters as a taker.
+    const newHeldAtoms = side === 0 ? this.buyHold(pair, newPriceTicks, newRemainingLots) : newRemainingLots * pair.baseAtomsPerLot;
+    const deltaAtoms = newHeldAtoms - store.heldAtoms[slot]!;
+    if (deltaAtoms > 0 && this.ledger.availableAtoms(account, heldAsset) < deltaAtoms) return Result.insufficientBalance;
+    if (store.postOnly[slot] === 1 && this.crosses(book, side, newPriceTicks)) return Result.postOnlyWouldTake;
+    if (newPriceTicks !== priceTicks) {
+      const restable = book.canRest(side, newPriceTicks);
+      if (restable !== Result.ok) return restable;
+    }
+    book.remove(slot);
+    if (deltaAtoms > 0) this.ledger.hold(account, heldAsset, deltaAtoms);
+    else if (deltaAtoms < 0) this.ledger.release(account, heldAsset, -deltaAtoms);
+    store.priceTicks[slot] = newPriceTicks;
+    store.holdPriceTicks[slot] = newPriceTicks;
+    store.quantityLots[slot] = newQuantityLots;
+    store.heldAtoms[slot] = newHeldAtoms;
+    // Fees round up per price leg: the new hold carries a fresh fee cap for the new leg.
+    store.takerNotionalAtoms[slot] = 0;
+    store.makerNotionalAtoms[slot] = 0;
+    event.priorityKept = false;
+    event.heldDeltaAtoms = deltaAtoms;
+    this.sink.onEvent(event);
+    this.execute(context, slot);
+    this.triggerStops(context);
+    return Result.ok;
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Matching
+
+  /** Runs a live (non-pending) order as a taker, then rests, expires or cancels what is left. */
+  private execute(context: BookContext, slot: number): void {
+    const store = this.orders;
+    const book = context.book;
+    const side = store.side[slot] as Side;
+    const orderType = store.orderType[slot]!;
+    const timeInForce = store.timeInForce[slot]!;
+    const account = store.account[slot]!;
+    const stp = store.selfTradePrevention[slot] as SelfTradePrevention;
+    const wantedLots = store.quantityLots[slot]! - store.filledLots[slot]!;
+
+    let limitPriceTicks: number;
+    if (orderType === OrderType.market || orderType === OrderType.stopMarket) {
+      const best = book.bestPrice(side === 0 ? 1 : 0);
+      if (best === noPrice) {
+        this.finishExpired(slot, ExpireReason.market);
+        return;
+      }
+      limitPriceTicks = side === 0 ? Math.min(this.buyBand(best), store.holdPriceTicks[slot]!) : this.sellBand(best);
+    } else {
+      limitPriceTicks = store.priceTicks[slot]!;
+      if (timeInForce === TimeInForce.fok && book.fillableLots(side, limitPriceTicks, wantedLots, account, stp) < wantedLots) {
+        this.finishExpired(slot, ExpireReason.fillOrKill);
+        return;
+      }
+    }
+
+    this.takerSlot = slot;
+    this.takerContext = context;
+    const filledLots = book.match(side, limitPriceTicks, wantedLots, account, stp, this);
+    this.takerSlot = noSlot;
+
+    if (filledLots === wantedLots) {
+      this.finishFilled(slot);
+    } else if (book.stoppedBySelfTrade) {
+      this.finishCancelled(slot, CancelReason.selfTrade);
+    } else if (orderType === OrderType.market || orderType === OrderType.stopMarket) {
+      this.finishExpired(slot, ExpireReason.market);
+    } else if (timeInForce !== TimeInForce.gtc) {
+      this.finishExpired(slot, timeInForce === TimeInForce.fok ? ExpireReason.fillOrKill : ExpireReason.immediateOrCancel);
+    } else if (book.orderCount >= this.limits.bookOrdersMax || book.canRest(side, limitPriceTicks) !== Result.ok) {
+      // Only a triggered stop-limit can get here: it was accepted while pending, and the book filled up since.
+      this.finishExpired(slot, ExpireReason.immediateOrCancel);
+    } else {
+      const remainingLots = wantedLots - filledLots;
+      book.add(slot, account, side, limitPriceTicks, remainingLots);
+      const event = this.rested;
+      event.orderId = store.orderId[slot]!;
+      event.pairId = context.pair.id;
+      event.mode = context.mode;
+      event.side = side;
+      event.priceTicks = limitPriceTicks;
+      event.remainingLots = remainingLots;
+      this.sink.onEvent(event);
+    }
+  }
+
+  /** MatchHandler: one fill between the current taker and a maker, settled at the maker's price. */
+  onFill(makerSlot: number, priceTicks: number, lots: number, makerRemainingLots: number): void {
+    const store = this.orders;
+    const context = this.takerContext;
+    const pair = context.pair;
+    const takerSlot = this.takerSlot;
+    const takerSide = store.side[takerSlot] as Side;
+    const notionalAtoms = priceTicks * lots * pair.quoteAtomsPerTickLot;
+    const baseAtoms = lots * pair.baseAtomsPerLot;
+    const takerFeeAtoms = feeIncrement(store.takerNotionalAtoms[takerSlot]!, notionalAtoms, this.settings.takerFeeBps);
+    const makerFeeAtoms = feeIncrement(store.makerNotionalAtoms[makerSlot]!, notionalAtoms, this.settings.makerFeeBps);
+    store.takerNotionalAtoms[takerSlot] = store.takerNotionalAtoms[takerSlot]! + notionalAtoms;
+    store.makerNotionalAtoms[makerSlot] = store.makerNotionalAtoms[makerSlot]! + notionalAtoms;
+
+    const buyer = takerSide === 0 ? takerSlot : makerSlot;
+    const seller = takerSide === 0 ? makerSlot : takerSlot;
+    const buyerFeeAtoms = takerSide === 0 ? takerFeeAtoms : makerFeeAtoms;
+    const sellerFeeAtoms = takerSide === 0 ? makerFeeAtoms : takerFeeAtoms;
+    this.settle(pair, context.mode, buyer, seller, priceTicks, lots, notionalAtoms, baseAtoms, buyerFeeAtoms, sellerFeeAtoms);
+
+    store.filledLots[takerSlot] = store.filledLots[takerSlot]! + lots;
+    store.filledNotionalAtoms[takerSlot] = store.filledNotionalAtoms[takerSlot]! + notionalAtoms;
+    store.filledLots[makerSlot] = store.filledLots[makerSlot]! + lots;
+    store.filledNotionalAtoms[makerSlot] = store.filledNotionalAtoms[makerSlot]! + notionalAtoms;
+    store.status[makerSlot] = makerRemainingLots === 0 ? OrderStatus.filled : OrderStatus.partiallyFilled;
+    store.status[takerSlot] = OrderStatus.partiallyFilled;
+    context.lastPriceTicks = priceTicks;
+
+    const event = this.trade;
+    event.tradeId = ++this.lastTradeId;
+    event.pairId = pair.id;
+    event.mode = context.mode;
+    event.priceTicks = priceTicks;
+    event.quantityLots = lots;
+    event.notionalAtoms = notionalAtoms;
+    event.takerSide = takerSide;
+    event.takerOrderId = store.orderId[takerSlot]!;
+    event.makerOrderId = store.orderId[makerSlot]!;
+    event.takerUserId = this.ledger.userOf(store.account[takerSlot]!);
+    event.makerUserId = this.ledger.userOf(store.account[makerSlot]!);
+    event.takerFeeAtoms = takerFeeAtoms;
+    event.makerFeeAtoms = makerFeeAtoms;
+    event.takerRemainingLots = store.quantityLots[takerSlot]! - store.filledLots[takerSlot]!;
+    event.makerRemainingLots = makerRemainingLots;
+    this.sink.onEvent(event);
+
+    if (makerRemainingLots === 0) this.finishFilled(makerSlot);
+  }
+
+  /**
+   * Moves the money of one fill. Buyer: pays notional + fee from its hold, gets base, and has the price
+   * improvement (hold price above the fill price) released. Seller: pays base from its hold, gets the
+   * notional less its fee. The fee account of the mode gets both fees.
+   */
+  private settle(
+    pair: Pair,
+    mode: Mode,
+    buyer: number,
+    seller: number,
+    priceTicks: number,
+    lots: number,
+    notionalAtoms: number,
+    baseAtoms: number,
+    buyerFeeAtoms: number,
+    sellerFeeAtoms: number,
+  ): void {
+    const store = this.orders;
+    const ledger = this.ledger;
+    const buyerAccount = store.account[buyer]!;
+    const sellerAccount = store.account[seller]!;
+    const quote = pair.quote.index;
+    const improvementAtoms = (store.holdPriceTicks[buyer]! - priceTicks) * lots * pair.quoteAtomsPerTickLot;
+    assert(improvementAtoms >= 0, 'buyer filled above its hold price');
+    ledger.payFromHeld(buyerAccount, sellerAccount, quote, notionalAtoms - sellerFeeAtoms);
+    ledger.payFromHeld(buyerAccount, ledger.feeAccount(mode), quote, buyerFeeAtoms + sellerFeeAtoms);
+    if (improvementAtoms > 0) ledger.release(buyerAccount, quote, improvementAtoms);
+    ledger.payFromHeld(sellerAccount, buyerAccount, pair.base.index, baseAtoms);
+    store.heldAtoms[buyer] = store.heldAtoms[buyer]! - notionalAtoms - buyerFeeAtoms - improvementAtoms;
+    store.heldAtoms[seller] = store.heldAtoms[seller]! - baseAtoms;
+    assert(store.heldAtoms[buyer]! >= 0, 'buyer order hold went negative');
+    assert(store.heldAtoms[seller]! >= 0, 'seller order hold went negative');
+  }
+
+  /** MatchHandler: self-trade prevention took a maker of the taker's own account off the book. */
+  onSelfTradeMakerRemoved(makerSlot: number): void {
+    this.finishCancelled(makerSlot, CancelReason.selfTrade);
+  }
+
+  private crosses(book: Book, side: Side, priceTicks: number): boolean {
+    const best = book.bestPrice(side === 0 ? 1 : 0);
+    if (best === noPrice) return false;
+    return side === 0 ? best <= priceTicks : best >= priceTicks;
+  }
+
+  private buyBand(bestAskTicks: number): number {
+    return Math.floor((bestAskTicks * (bpsDenominator + this.settings.marketBandBps)) / bpsDenominator);
+  }
+
+  private sellBand(bestBidTicks: number): number {
+    return Math.max(1, Math.ceil((bestBidTicks * (bpsDenominator - this.settings.marketBandBps)) / bpsDenominator));
+  }
+
+  /** Quote atoms a buy of `lots` at `priceTicks` holds: the notional plus the taker and maker fee caps. */
+  private buyHold(pair: Pair, priceTicks: number, lots: number): number {
+    const notionalAtoms = priceTicks * lots * pair.quoteAtomsPerTickLot;
+    const hold = notionalAtoms + feeCap(notionalAtoms, this.settings.takerFeeBps) + feeCap(notionalAtoms, this.settings.makerFeeBps);
+    assert(hold <= safeIntegerMax, 'buy hold beyond the safe range');
+    return hold;
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Stops
+
+  private insertStop(context: BookContext, slot: number): void {
+    const store = this.orders;
+    const buying = store.side[slot] === 0;
+    const stops = buying ? context.buyStops : context.sellStops;
+    const stopTicks = store.stopPriceTicks[slot]!;
+    const orderId = store.orderId[slot]!;
+    // Binary search for the first stop that triggers after this one.
+    let low = 0;
+    let high = stops.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      const other = stops[middle]!;
+      const otherTicks = store.stopPriceTicks[other]!;
+      const after = otherTicks === stopTicks ? store.orderId[other]! > orderId : buying ? otherTicks > stopTicks : otherTicks < stopTicks;
+      if (after) high = middle;
+      else low = middle + 1;
+    }
+    stops.splice(low, 0, slot);
+  }
+
+  private removeStop(context: BookContext, slot: number): void {
+    const stops = this.orders.side[slot] === 0 ? context.buyStops : context.sellStops;
+    const index = stops.indexOf(slot);
+    assert(index >= 0, 'pending stop not in its list');
+    stops.splice(index, 1);
+  }
+
+  /**
+   * Triggers every stop the last trade price has crossed (buy: last ≥ stop; sell: last ≤ stop), one at a
+   * time: buys first in stop-price-then-id order, then sells; each triggered order may trade and move the
+   * last price, so the lists are looked at again after each one. Each stop triggers at most once, so the
+   * cascade ends.
+   */
+  private triggerStops(context: BookContext): void {
+    const store = this.orders;
+    for (;;) {
+      const last = context.lastPriceTicks;
+      if (last === noPrice) return;
+      let slot = noSlot;
+      const buy = context.buyStops[0];
+      if (buy !== undefined && store.stopPriceTicks[buy]! <= last) {
+        slot = buy;
+        context.buyStops.shift();
+      } else {
+        const sell = context.sellStops[0];
+        if (sell !== undefined && store.stopPriceTicks[sell]! >= last) {
+          slot = sell;
+          context.sellStops.shift();
+        }
+      }
+      if (slot === noSlot) return;
+      store.status[slot] = OrderStatus.open;
+      const event = this.triggered;
+      event.orderId = store.orderId[slot]!;
+      event.pairId = context.pair.id;
+      event.mode = context.mode;
+      event.lastPriceTicks = last;
+      this.sink.onEvent(event);
+      this.execute(context, slot);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Order endings
+
+  private cancelSlot(slot: number, reason: CancelReason): void {
+    const store = this.orders;
+    const context = this.contexts[store.context[slot]!]!;
+    if (store.status[slot] === OrderStatus.pending) this.removeStop(context, slot);
+    else context.book.remove(slot);
+    this.finishCancelled(slot, reason);
+  }
+
+  private finishFilled(slot: number): void {
+    this.orders.status[slot] = OrderStatus.filled;
+    this.releaseHold(slot);
+    this.forget(slot);
+  }
+
+  private finishCancelled(slot: number, reason: CancelReason): void {
+    const store = this.orders;
+    const context = this.contexts[store.context[slot]!]!;
+    const releasedAtoms = this.releaseHold(slot);
+    const event = this.cancelled;
+    event.orderId = store.orderId[slot]!;
+    event.userId = this.ledger.userOf(store.account[slot]!);
+    event.pairId = context.pair.id;
+    event.mode = context.mode;
+    event.reason = reason;
+    event.filledLots = store.filledLots[slot]!;
+    event.remainingLots = store.quantityLots[slot]! - event.filledLots;
+    event.filledNotionalAtoms = store.filledNotionalAtoms[slot]!;
+    event.releasedAtoms = releasedAtoms;
+    this.sink.onEvent(event);
+    this.forget(slot);
+  }
+
+  private finishExpired(slot: number, reason: ExpireReason): void {
+    const store = this.orders;
+    const context = this.contexts[store.context[slot]!]!;
+    const releasedAtoms = this.releaseHold(slot);
+    const event = this.expired;
+    event.orderId = store.orderId[slot]!;
+    event.userId = this.ledger.userOf(store.account[slot]!);
+    event.pairId = context.pair.id;
+    event.mode = context.mode;
+    event.reason = reason;
+    event.filledLots = store.filledLots[slot]!;
+    event.remainingLots = store.quantityLots[slot]! - event.filledLots;
+    event.filledNotionalAtoms = store.filledNotionalAtoms[slot]!;
+    event.releasedAtoms = releasedAtoms;
+    this.sink.onEvent(event);
+    this.forget(slot);
+  }
+
+  /** Releases whatever the order still holds (unused fee cap, unfilled part); returns the atoms released. */
+  private releaseHold(slot: number): number {
+    const store = this.orders;
+    const heldAtoms = store.heldAtoms[slot]!;
+    if (heldAtoms > 0) {
+      const pair = this.contexts[store.context[slot]!]!.pair;
+      const asset = store.side[slot] === 0 ? pair.quote.index : pair.base.index;
+      this.ledger.release(store.account[slot]!, asset, heldAtoms);
+      store.heldAtoms[slot] = 0;
+    }
+    return heldAtoms;
+  }
+
+  private forget(slot: number): void {
+    const store = this.orders;
+    const account = store.account[slot]!;
+    this.slotByOrderId.delete(store.orderId[slot]!);
+    const clientOrderId = store.clientOrderId[slot]!;
+    if (clientOrderId !== '') this.slotByClientOrderId.delete(clientKey(account, clientOrderId));
+    this.unlinkFromAccount(account, slot);
+    store.release(slot);
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Per-account order lists
+
+  private ensureAccountLists(account: number): void {
+    if (account < this.accountHead.length) return;
+    const capacity = Math.max(this.accountHead.length * 2, account + 1);
+    this.accountHead = grownInt32(this.accountHead, capacity, noSlot);
+    this.accountTail = grownInt32(this.accountTail, capacity, noSlot);
+    this.accountOpenOrders = grownInt32(this.accountOpenOrders, capacity);
+  }
+
+  private linkToAccount(account: number, slot: number): void {
+    const store = this.orders;
+    const tail = this.accountTail[account]!;
+    store.accountPrev[slot] = tail;
+    store.accountNext[slot] = noSlot;
+    if (tail === noSlot) this.accountHead[account] = slot;
+    else store.accountNext[tail] = slot;
+    this.accountTail[account] = slot;
+    this.accountOpenOrders[account] = this.accountOpenOrders[account]! + 1;
+  }
+
+  private unlinkFromAccount(account: number, slot: number): void {
+    const store = this.orders;
+    const prev = store.accountPrev[slot]!;
+    const next = store.accountNext[slot]!;
+    if (prev === noSlot) this.accountHead[account] = next;
+    else store.accountNext[prev] = next;
+    if (next === noSlot) this.accountTail[account] = prev;
+    else store.accountPrev[next] = prev;
+    this.accountOpenOrders[account] = this.accountOpenOrders[account]! - 1;
+  }
+
+  /** The slot of a live order owned by (user, mode), by id or client order id; `noSlot` otherwise. */
+  private ownedSlot(userId: number, mode: Mode, orderId: number, clientOrderId: string): number {
+    const account = this.ledger.find(userId, mode);
+    if (account === noAccount) return noSlot;
+    const slot =
+      orderId !== 0 ? this.slotByOrderId.get(orderId) : clientOrderId !== '' ? this.slotByClientOrderId.get(clientKey(account, clientOrderId)) : undefined;
+    if (slot === undefined || this.orders.account[slot] !== account) return noSlot;
+    return slot;
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Queries (never journaled)
+
+  /** Slot of a live order, or `noSlot`. */
+  slotOf(orderId: number): number {
+    return this.slotByOrderId.get(orderId) ?? noSlot;
+  }
+
+  context(pairId: number, mode: Mode): BookContext | undefined {
+    const pair = this.markets.pairById(pairId);
+    return pair === undefined ? undefined : this.contexts[pair.index * 2 + mode];
+  }
+
+  /** Live order slots of (user, mode), oldest first. */
+  openOrderSlots(userId: number, mode: Mode): number[] {
+    const account = this.ledger.find(userId, mode);
+    const slots: number[] = [];
+    if (account === noAccount) return slots;
+    for (let slot = this.accountHead[account]!; slot !== noSlot; slot = this.orders.accountNext[slot]!) slots.push(slot);
+    return slots;
+  }
+
+  openOrderCount(userId: number, mode: Mode): number {
+    const account = this.ledger.find(userId, mode);
+    return account === noAccount ? 0 : this.accountOpenOrders[account]!;
+  }
+}
+
+function validUser(userId: number): boolean {
+  return Number.isSafeInteger(userId) && userId > 0;
+}
+
+function validTicks(ticks: number, pair: Pair): boolean {
+  return Number.isSafeInteger(ticks) && ticks >= 1 && ticks <= pair.priceTicksMax;
+}
+
+function clientKey(account: number, clientOrderId: string): string {
+  return account + ':' + clientOrderId;
+}

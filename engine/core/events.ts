@@ -1,0 +1,200 @@
+/**
+ * Events: what happened, in the past tense. The engine emits them through an `EventSink` in the order
+ * they happen within a command. For speed the engine reuses one object per event kind (no allocation per
+ * event on the hot path): a sink that keeps an event must copy it (`copyEvent`) before returning.
+ *
+ * Balances move implicitly with order events (a hold at OrderAccepted, settlement at TradeExecuted, a
+ * release at OrderCancelled/OrderExpired); BalanceChanged reports deposits and withdrawals.
+ */
+import type { Mode, OrderType, SelfTradePrevention, Side, TimeInForce } from './commands.ts';
+import type { ResultCode } from './results.ts';
+
+export const EventKind = {
+  orderAccepted: 1,
+  orderRested: 2,
+  tradeExecuted: 3,
+  orderCancelled: 4,
+  orderExpired: 5,
+  stopTriggered: 6,
+  orderAmended: 7,
+  orderRejected: 8,
+  balanceChanged: 9,
+} as const;
+export type EventKind = (typeof EventKind)[keyof typeof EventKind];
+
+export const OrderStatus = {
+  pending: 0,
+  open: 1,
+  partiallyFilled: 2,
+  filled: 3,
+  cancelled: 4,
+  expired: 5,
+  rejected: 6,
+} as const;
+export type OrderStatus = (typeof OrderStatus)[keyof typeof OrderStatus];
+export const orderStatusNames = ['pending', 'open', 'partially_filled', 'filled', 'cancelled', 'expired', 'rejected'] as const;
+
+export const CancelReason = { user: 0, cancelAll: 1, selfTrade: 2 } as const;
+export type CancelReason = (typeof CancelReason)[keyof typeof CancelReason];
+export const cancelReasonNames = ['user', 'cancel_all', 'self_trade'] as const;
+
+export const ExpireReason = { immediateOrCancel: 0, fillOrKill: 1, market: 2 } as const;
+export type ExpireReason = (typeof ExpireReason)[keyof typeof ExpireReason];
+export const expireReasonNames = ['ioc', 'fok', 'market'] as const;
+
+export const BalanceReason = { deposit: 0, withdraw: 1 } as const;
+export type BalanceReason = (typeof BalanceReason)[keyof typeof BalanceReason];
+
+export class OrderAccepted {
+  readonly kind = EventKind.orderAccepted;
+  orderId = 0;
+  userId = 0;
+  mode: Mode = 0;
+  pairId = 0;
+  side: Side = 0;
+  orderType: OrderType = 0;
+  timeInForce: TimeInForce = 0;
+  priceTicks = 0;
+  stopPriceTicks = 0;
+  quantityLots = 0;
+  postOnly = false;
+  selfTradePrevention: SelfTradePrevention = 0;
+  clientOrderId = '';
+  /** `pending` for an untriggered stop, `open` otherwise. */
+  status: OrderStatus = 0;
+  /** Atoms moved from available to held (quote for buys, base for sells). */
+  heldAtoms = 0;
+}
+
+export class OrderRested {
+  readonly kind = EventKind.orderRested;
+  orderId = 0;
+  pairId = 0;
+  mode: Mode = 0;
+  side: Side = 0;
+  priceTicks = 0;
+  remainingLots = 0;
+}
+
+export class TradeExecuted {
+  readonly kind = EventKind.tradeExecuted;
+  tradeId = 0;
+  pairId = 0;
+  mode: Mode = 0;
+  priceTicks = 0;
+  quantityLots = 0;
+  notionalAtoms = 0;
+  takerSide: Side = 0;
+  takerOrderId = 0;
+  makerOrderId = 0;
+  takerUserId = 0;
+  makerUserId = 0;
+  takerFeeAtoms = 0;
+  makerFeeAtoms = 0;
+  takerRemainingLots = 0;
+  makerRemainingLots = 0;
+}
+
+/** Common tail of the two terminal events that end an order before it is filled. */
+export class OrderCancelled {
+  readonly kind = EventKind.orderCancelled;
+  orderId = 0;
+  userId = 0;
+  pairId = 0;
+  mode: Mode = 0;
+  reason: CancelReason = 0;
+  remainingLots = 0;
+  filledLots = 0;
+  filledNotionalAtoms = 0;
+  /** Atoms moved back from held to available. */
+  releasedAtoms = 0;
+}
+
+export class OrderExpired {
+  readonly kind = EventKind.orderExpired;
+  orderId = 0;
+  userId = 0;
+  pairId = 0;
+  mode: Mode = 0;
+  reason: ExpireReason = 0;
+  remainingLots = 0;
+  filledLots = 0;
+  filledNotionalAtoms = 0;
+  releasedAtoms = 0;
+}
+
+export class StopTriggered {
+  readonly kind = EventKind.stopTriggered;
+  orderId = 0;
+  pairId = 0;
+  mode: Mode = 0;
+  lastPriceTicks = 0;
+}
+
+export class OrderAmended {
+  readonly kind = EventKind.orderAmended;
+  orderId = 0;
+  pairId = 0;
+  mode: Mode = 0;
+  priceTicks = 0;
+  quantityLots = 0;
+  remainingLots = 0;
+  priorityKept = false;
+  /** Change of the order's hold: positive holds more, negative releases. */
+  heldDeltaAtoms = 0;
+}
+
+export class OrderRejected {
+  readonly kind = EventKind.orderRejected;
+  orderId = 0;
+  userId = 0;
+  pairId = 0;
+  mode: Mode = 0;
+  result: ResultCode = 0;
+}
+
+export class BalanceChanged {
+  readonly kind = EventKind.balanceChanged;
+  userId = 0;
+  mode: Mode = 0;
+  assetId = 0;
+  reason: BalanceReason = 0;
+  deltaAtoms = 0;
+  availableAtoms = 0;
+  heldAtoms = 0;
+}
+
+export type EngineEvent =
+  | OrderAccepted
+  | OrderRested
+  | TradeExecuted
+  | OrderCancelled
+  | OrderExpired
+  | StopTriggered
+  | OrderAmended
+  | OrderRejected
+  | BalanceChanged;
+
+export interface EventSink {
+  /** Called synchronously; `event` is reused after the call returns. */
+  onEvent(event: EngineEvent): void;
+}
+
+/** A plain-object copy of a (reused) event, safe to keep. */
+export function copyEvent(event: EngineEvent): EngineEvent {
+  return { ...event };
+}
+
+/** A sink that drops everything (benchmarks measure the engine, not a consumer). */
+export const nullSink: EventSink = { onEvent() {} };
+
+/** A sink that keeps copies of every event (tests, small tools). */
+export class CollectingSink implements EventSink {
+  readonly events: EngineEvent[] = [];
+  onEvent(event: EngineEvent): void {
+    this.events.push(copyEvent(event));
+  }
+  clear(): void {
+    this.events.length = 0;
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Every maximum the engine enforces, in one place. Going over a limit is an expected refusal with a
+ * result code (see results.ts), never growth. Settings that are policy rather than capacity (fees, the
+ * market protection band) live beside them in `EngineSettings`, so a deployment can change them without
+ * touching code.
+ */
+
+/** The largest integer a `number` holds exactly; every money, price and quantity stays at or below it. */
+export const safeIntegerMax = Number.MAX_SAFE_INTEGER;
+
+export interface EngineLimits {
+  /** Orders in one batch placement (SPEC.md: at most 10 per request). */
+  readonly batchOrdersMax: number;
+  /** Order ids in one batch cancel. */
+  readonly batchCancelMax: number;
+  /** Live orders (resting or pending stops) one account may hold across all books. */
+  readonly openOrdersPerAccountMax: number;
+  /** Live orders across the whole engine: the capacity of the order store. */
+  readonly ordersMax: number;
+  /** Resting orders in one book (one pair in one mode). */
+  readonly bookOrdersMax: number;
+  /** Distinct price levels on one side of one book. */
+  readonly priceLevelsPerSideMax: number;
+  /** Untriggered stop orders in one book. */
+  readonly stopOrdersPerBookMax: number;
+  /** Accounts (user × mode) the ledger holds. */
+  readonly accountsMax: number;
+  /** Characters in a client order id. */
+  readonly clientOrderIdLengthMax: number;
+}
+
+export const defaultLimits: EngineLimits = {
+  batchOrdersMax: 10,
+  batchCancelMax: 100,
+  openOrdersPerAccountMax: 200_000,
+  ordersMax: 8_000_000,
+  bookOrdersMax: 4_000_000,
+  priceLevelsPerSideMax: 1_000_000,
+  stopOrdersPerBookMax: 100_000,
+  accountsMax: 4_000_000,
+  clientOrderIdLengthMax: 64,
+};
+
+export interface EngineSettings {
+  /** Taker fee in basis points of quote notional, rounded up to the quote atom (SPEC.md: 10). */
+  readonly takerFeeBps: number;
+  /** Maker fee in basis points (SPEC.md: 0; rebates are paused, so never negative). */
+  readonly makerFeeBps: number;
+  /**
+   * Protection band of market and stop-market orders, in basis points from the best opposite price at
+   * the moment they sweep. Liquidity beyond it is not taken; the remainder expires.
+   */
+  readonly marketBandBps: number;
+}
+
+export const defaultSettings: EngineSettings = {
+  takerFeeBps: 10,
+  makerFeeBps: 0,
+  marketBandBps: 500,
+};
+
+/** Basis points in one whole. */
+export const bpsDenominator = 10_000;
+
+/** Characters accepted in one decimal input (a string or a number's shortest form). */
+export const decimalInputLengthMax = 40;

@@ -1,0 +1,127 @@
+/**
+ * Result codes of every command, grouped in ranges per subsystem. The number is what the engine returns
+ * and journals; the string code is what clients see in `{"error":{"code","message"}}`. Both are stable:
+ * append new codes, never renumber.
+ *
+ *   0        ok
+ *   100-199  command shape and units (decimal conversion, grids, ranges)
+ *   200-299  ledger
+ *   300-399  orders
+ *   400-499  limits
+ */
+export const Result = {
+  ok: 0,
+
+  invalidCommand: 100,
+  unknownPair: 101,
+  unknownAsset: 102,
+  invalidUser: 103,
+  invalidMode: 104,
+  invalidSide: 105,
+  invalidOrderType: 106,
+  invalidTimeInForce: 107,
+  invalidSelfTradePrevention: 108,
+  invalidNumber: 110,
+  negativeValue: 111,
+  zeroValue: 112,
+  offTick: 113,
+  offLot: 114,
+  tooManyDecimals: 115,
+  valueTooLarge: 116,
+  notionalTooLarge: 117,
+  priceOutOfRange: 118,
+  quantityOutOfRange: 119,
+  priceRequired: 120,
+  stopPriceRequired: 121,
+  invalidOrderOptions: 122,
+  invalidClientOrderId: 123,
+
+  insufficientBalance: 200,
+  balanceLimit: 201,
+
+  orderNotFound: 300,
+  postOnlyWouldTake: 301,
+  duplicateClientOrderId: 302,
+  orderIdNotIncreasing: 303,
+  orderNotAmendable: 304,
+
+  tooManyOpenOrders: 400,
+  bookFull: 401,
+  batchTooLarge: 402,
+  batchEmpty: 403,
+  tooManyStopOrders: 404,
+  tooManyPriceLevels: 405,
+  tooManyAccounts: 406,
+} as const;
+
+export type ResultCode = (typeof Result)[keyof typeof Result];
+
+interface ResultInfo {
+  readonly code: string;
+  readonly message: string;
+}
+
+const info: Record<ResultCode, ResultInfo> = {
+  [Result.ok]: { code: 'OK', message: 'ok' },
+
+  [Result.invalidCommand]: { code: 'INVALID_COMMAND', message: 'the command is malformed' },
+  [Result.unknownPair]: { code: 'UNKNOWN_PAIR', message: 'no such trading pair' },
+  [Result.unknownAsset]: { code: 'UNKNOWN_ASSET', message: 'no such asset' },
+  [Result.invalidUser]: { code: 'INVALID_USER', message: 'user id must be a positive integer' },
+  [Result.invalidMode]: { code: 'INVALID_MODE', message: 'mode must be live or paper' },
+  [Result.invalidSide]: { code: 'INVALID_SIDE', message: 'side must be buy or sell' },
+  [Result.invalidOrderType]: {
+    code: 'INVALID_ORDER_TYPE',
+    message: 'order_type must be limit, market, stop_limit, stop_market or ioc',
+  },
+  [Result.invalidTimeInForce]: { code: 'INVALID_TIME_IN_FORCE', message: 'time_in_force must be GTC, IOC or FOK' },
+  [Result.invalidSelfTradePrevention]: {
+    code: 'INVALID_STP',
+    message: 'stp must be cancel_taker, cancel_maker, cancel_both or none',
+  },
+  [Result.invalidNumber]: { code: 'INVALID_NUMBER', message: 'not a plain decimal number' },
+  [Result.negativeValue]: { code: 'NEGATIVE_VALUE', message: 'value must not be negative' },
+  [Result.zeroValue]: { code: 'ZERO_VALUE', message: 'value must be greater than zero' },
+  [Result.offTick]: { code: 'PRICE_OFF_TICK', message: 'price is not a multiple of the tick size' },
+  [Result.offLot]: { code: 'QUANTITY_OFF_LOT', message: 'quantity is not a multiple of the lot size' },
+  [Result.tooManyDecimals]: { code: 'TOO_MANY_DECIMALS', message: 'amount is finer than the asset allows' },
+  [Result.valueTooLarge]: { code: 'VALUE_TOO_LARGE', message: 'value is beyond the exact integer range' },
+  [Result.notionalTooLarge]: { code: 'NOTIONAL_TOO_LARGE', message: 'price times quantity is too large' },
+  [Result.priceOutOfRange]: { code: 'PRICE_OUT_OF_RANGE', message: 'price is outside the pair limits' },
+  [Result.quantityOutOfRange]: { code: 'QUANTITY_OUT_OF_RANGE', message: 'quantity is outside the pair limits' },
+  [Result.priceRequired]: { code: 'PRICE_REQUIRED', message: 'price is required for this order type' },
+  [Result.stopPriceRequired]: { code: 'STOP_PRICE_REQUIRED', message: 'stop_price is required for stop orders' },
+  [Result.invalidOrderOptions]: {
+    code: 'INVALID_ORDER_OPTIONS',
+    message: 'post_only applies only to limit orders with time in force GTC',
+  },
+  [Result.invalidClientOrderId]: { code: 'INVALID_CLIENT_ORDER_ID', message: 'client_order_id is empty or too long' },
+
+  [Result.insufficientBalance]: { code: 'INSUFFICIENT_BALANCE', message: 'available balance is too low' },
+  [Result.balanceLimit]: { code: 'BALANCE_LIMIT', message: 'the balance would leave the exact integer range' },
+
+  [Result.orderNotFound]: { code: 'ORDER_NOT_FOUND', message: 'no such open order' },
+  [Result.postOnlyWouldTake]: { code: 'POST_ONLY_WOULD_TAKE', message: 'a post-only order would take liquidity' },
+  [Result.duplicateClientOrderId]: {
+    code: 'DUPLICATE_CLIENT_ORDER_ID',
+    message: 'client_order_id is already used by an open order',
+  },
+  [Result.orderIdNotIncreasing]: { code: 'ORDER_ID_NOT_INCREASING', message: 'order ids must increase' },
+  [Result.orderNotAmendable]: { code: 'ORDER_NOT_AMENDABLE', message: 'only resting limit orders can be amended' },
+
+  [Result.tooManyOpenOrders]: { code: 'TOO_MANY_OPEN_ORDERS', message: 'the account holds too many open orders' },
+  [Result.bookFull]: { code: 'BOOK_FULL', message: 'the order book is at capacity' },
+  [Result.batchTooLarge]: { code: 'BATCH_TOO_LARGE', message: 'too many items in one batch' },
+  [Result.batchEmpty]: { code: 'BATCH_EMPTY', message: 'a batch needs at least one item' },
+  [Result.tooManyStopOrders]: { code: 'TOO_MANY_STOP_ORDERS', message: 'the book holds too many stop orders' },
+  [Result.tooManyPriceLevels]: { code: 'TOO_MANY_PRICE_LEVELS', message: 'the book holds too many price levels' },
+  [Result.tooManyAccounts]: { code: 'TOO_MANY_ACCOUNTS', message: 'the ledger is at capacity' },
+};
+
+export function resultCode(result: ResultCode): string {
+  return info[result].code;
+}
+
+export function resultMessage(result: ResultCode): string {
+  return info[result].message;
+}

@@ -1,0 +1,391 @@
+/**
+ * A seeded generator of realistic command streams: resting limits around a drifting mid, cancels and
+ * amends of live orders, crossing limits, market, IOC, FOK and post-only orders, stops, cancel-all,
+ * batches, deposits and withdrawals, self-trades (few users, mixed STP modes), duplicate client ids and a
+ * sprinkle of malformed commands. The same seed gives the same stream.
+ *
+ * The generator remembers the orders it placed; given an oracle that knows which are still live, it
+ * mostly cancels and amends live ones, as a real client would.
+ */
+import {
+  CommandKind,
+  OrderType,
+  SelfTradePrevention,
+  TimeInForce,
+  type Command,
+  type Mode,
+  type OrderRequest,
+  type Side,
+} from '../commands.ts';
+import type { Markets, Pair } from '../units.ts';
+
+/** sfc32: a small, fast, well-tested 32-bit PRNG; the whole stream derives from its seed. */
+export class Prng {
+  private a: number;
+  private b: number;
+  private c: number;
+  private d: number;
+
+  constructor(seed: number) {
+    this.a = 0x9e3779b9;
+    this.b = 0x243f6a88;
+    this.c = 0xb7e15162;
+    this.d = seed >>> 0;
+    for (let round = 0; round < 16; round++) this.nextUint32();
+  }
+
+  nextUint32(): number {
+    const t = (((this.a + this.b) | 0) + this.d) | 0;
+    this.d = (this.d + 1) | 0;
+    this.a = this.b ^ (this.b >>> 9);
+    this.b = (this.c + (this.c << 3)) | 0;
+    this.c = (this.c << 21) | (this.c >>> 11);
+    this.c = (this.c + t) | 0;
+    return t >>> 0;
+  }
+
+  /** Uniform in [0, 1). */
+  next(): number {
+    return this.nextUint32() / 4294967296;
+  }
+
+  /** Uniform integer in [low, high]. */
+  int(low: number, high: number): number {
+    return low + Math.floor(this.next() * (high - low + 1));
+  }
+
+  chance(probability: number): boolean {
+    return this.next() < probability;
+  }
+
+  pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.next() * items.length)]!;
+  }
+}
+
+export interface LiveOrderOracle {
+  isLive(orderId: number): boolean;
+}
+
+export interface GeneratorOptions {
+  readonly seed: number;
+  readonly markets: Markets;
+  /** Users 1..users trade; few users make self-trades common. */
+  readonly users?: number;
+  /** Pairs to trade (ids); all by default. */
+  readonly pairIds?: readonly number[];
+  /** Share of orders in paper mode. */
+  readonly paperShare?: number;
+  readonly oracle?: LiveOrderOracle;
+  /** Timestamp of the first command, in milliseconds. */
+  readonly startTs?: number;
+}
+
+interface PlacedOrder {
+  orderId: number;
+  userId: number;
+  mode: Mode;
+  pairId: number;
+  side: Side;
+  priceTicks: number;
+  quantityLots: number;
+}
+
+interface PairState {
+  pair: Pair;
+  midTicks: number;
+  /** Typical distance of resting orders from the mid. */
+  spreadTicks: number;
+  lotsMax: number;
+}
+
+/** Rough USD prices to start each base asset's mid from. */
+const startPrices: Record<string, number> = { ETH: 3000, BTC: 60000, SOL: 150, DOGE: 0.15, PLAT: 0.5, PRED: 0.2 };
+
+const rememberedMax = 4096;
+/** Quote atoms each user starts with per mode (10 million of a 6-decimal quote asset). */
+const startQuoteAtoms = 10_000_000_000_000;
+
+export class CommandGenerator {
+  private readonly random: Prng;
+  private readonly users: number;
+  private readonly pairs: PairState[];
+  private readonly paperShare: number;
+  private readonly remembered: PlacedOrder[] = [];
+  private rememberedNext = 0;
+  private seq = 0;
+  private ts: number;
+  private nextOrderId = 1;
+
+  constructor(private readonly options: GeneratorOptions) {
+    this.random = new Prng(options.seed);
+    this.users = options.users ?? 12;
+    this.paperShare = options.paperShare ?? 0.2;
+    this.ts = options.startTs ?? 1_767_225_600_000;
+    const pairIds = options.pairIds ?? options.markets.pairs.map((pair) => pair.id);
+    this.pairs = pairIds.map((id) => {
+      const pair = options.markets.pairById(id);
+      if (pair === undefined) throw new Error(`unknown pair ${id}`);
+      const tickUsd = Number(pair.tick.mantissa) / 10 ** pair.tick.scale;
+      const midTicks = Math.max(100, Math.round((startPrices[pair.base.symbol] ?? 1) / tickUsd));
+      const spreadTicks = Math.max(2, Math.round(midTicks / 2000));
+      // Orders up to about 20 000 quote units of notional.
+      const lotsMax = Math.max(1, Math.floor((20_000 * 10 ** pair.quote.decimals) / (midTicks * pair.quoteAtomsPerTickLot)));
+      return { pair, midTicks, spreadTicks, lotsMax };
+    });
+  }
+
+  /** Deposits that fund every user in both modes, so that most orders can pay for themselves. */
+  fundingCommands(): Command[] {
+    const commands: Command[] = [];
+    const quotes = new Set<number>();
+    for (const state of this.pairs) quotes.add(state.pair.quote.id);
+    for (let userId = 1; userId <= this.users; userId++) {
+      for (const mode of [0, 1] as const) {
+        for (const assetId of quotes) {
+          commands.push({ kind: CommandKind.deposit, ...this.stamp(), userId, mode, assetId, amountAtoms: startQuoteAtoms });
+        }
+        for (const state of this.pairs) {
+          const lots = Math.floor(startQuoteAtoms / (state.midTicks * state.pair.quoteAtomsPerTickLot));
+          const amountAtoms = lots * state.pair.baseAtomsPerLot;
+          commands.push({ kind: CommandKind.deposit, ...this.stamp(), userId, mode, assetId: state.pair.base.id, amountAtoms });
+        }
+      }
+    }
+    return commands;
+  }
+
+  private stamp(): { seq: number; ts: number } {
+    this.seq++;
+    this.ts += this.random.int(0, 3);
+    return { seq: this.seq, ts: this.ts };
+  }
+
+  next(): Command {
+    const random = this.random;
+    const state = random.pick(this.pairs);
+    // The mid drifts by a tick now and then, so books move and stops trigger.
+    if (random.chance(0.2)) state.midTicks = Math.max(state.spreadTicks * 4, state.midTicks + random.int(-1, 1) * state.spreadTicks);
+    const roll = random.next();
+    if (roll < 0.36) return this.place(state, 'rest');
+    if (roll < 0.42) return this.place(state, 'cross');
+    if (roll < 0.46) return this.place(state, 'ioc');
+    if (roll < 0.48) return this.place(state, 'fok');
+    if (roll < 0.53) return this.place(state, 'postOnly');
+    if (roll < 0.56) return this.place(state, 'market');
+    if (roll < 0.62) return this.place(state, 'stop');
+    if (roll < 0.74) return this.cancel();
+    if (roll < 0.88) return this.amend(state);
+    if (roll < 0.884) return this.cancelAll(state);
+    if (roll < 0.91) return this.batch(state);
+    if (roll < 0.92) return this.cancelBatch();
+    if (roll < 0.95) return this.funding(state);
+    if (roll < 0.96) return this.place(state, 'malformed');
+    return this.place(state, 'rest');
+  }
+
+  private mode(): Mode {
+    return this.random.chance(this.paperShare) ? 1 : 0;
+  }
+
+  private stp(): SelfTradePrevention {
+    const roll = this.random.next();
+    if (roll < 0.7) return SelfTradePrevention.cancelTaker;
+    if (roll < 0.8) return SelfTradePrevention.cancelMaker;
+    if (roll < 0.9) return SelfTradePrevention.cancelBoth;
+    return SelfTradePrevention.none;
+  }
+
+  private request(state: PairState, kind: string): OrderRequest {
+    const random = this.random;
+    const side: Side = random.chance(0.5) ? 0 : 1;
+    const away = random.int(1, state.spreadTicks * 40);
+    const through = random.int(0, state.spreadTicks * 3);
+    const passive = side === 0 ? state.midTicks - away : state.midTicks + away;
+    const aggressive = side === 0 ? state.midTicks + through : state.midTicks - through;
+    const request: OrderRequest = {
+      orderId: this.nextOrderId++,
+      userId: random.int(1, this.users),
+      mode: this.mode(),
+      pairId: state.pair.id,
+      side,
+      orderType: OrderType.limit,
+      timeInForce: TimeInForce.gtc,
+      priceTicks: passive,
+      stopPriceTicks: 0,
+      quantityLots: random.int(1, state.lotsMax),
+      postOnly: false,
+      selfTradePrevention: this.stp(),
+      clientOrderId: random.chance(0.15) ? `c${random.int(1, 40)}` : '',
+    };
+    switch (kind) {
+      case 'cross':
+        request.priceTicks = aggressive;
+        break;
+      case 'ioc':
+        request.priceTicks = aggressive;
+        request.timeInForce = TimeInForce.ioc;
+        break;
+      case 'fok':
+        request.priceTicks = aggressive;
+        request.timeInForce = TimeInForce.fok;
+        break;
+      case 'postOnly':
+        request.postOnly = true;
+        if (random.chance(0.3)) request.priceTicks = aggressive;
+        break;
+      case 'market':
+        request.orderType = OrderType.market;
+        request.priceTicks = 0;
+        break;
+      case 'stop': {
+        const market = random.chance(0.5);
+        request.orderType = market ? OrderType.stopMarket : OrderType.stopLimit;
+        const trigger = random.int(0, state.spreadTicks * 4);
+        request.stopPriceTicks = Math.max(1, side === 0 ? state.midTicks + trigger : state.midTicks - trigger);
+        request.priceTicks = market ? 0 : Math.max(1, side === 0 ? request.stopPriceTicks + through : request.stopPriceTicks - through);
+        if (!market && random.chance(0.2)) request.timeInForce = TimeInForce.ioc;
+        break;
+      }
+      case 'malformed':
+        this.malform(request, state);
+        break;
+    }
+    request.priceTicks = Math.max(request.orderType === OrderType.limit || request.orderType === OrderType.stopLimit ? 1 : 0, request.priceTicks);
+    return request;
+  }
+
+  private malform(request: OrderRequest, state: PairState): void {
+    switch (this.random.int(0, 7)) {
+      case 0:
+        request.quantityLots = 0;
+        break;
+      case 1:
+        request.priceTicks = state.pair.priceTicksMax + 1;
+        break;
+      case 2:
+        request.pairId = 999;
+        break;
+      case 3:
+        request.quantityLots = state.pair.quantityLotsMax + 1;
+        break;
+      case 4:
+        request.orderId = Math.max(1, request.orderId - 10);
+        break;
+      case 5:
+        request.postOnly = true;
+        request.timeInForce = TimeInForce.ioc;
+        break;
+      case 6:
+        request.orderType = OrderType.stopLimit;
+        request.stopPriceTicks = 0;
+        break;
+      default:
+        request.quantityLots = state.lotsMax * 100_000;
+        break;
+    }
+  }
+
+  private remember(request: OrderRequest): void {
+    const placed: PlacedOrder = {
+      orderId: request.orderId,
+      userId: request.userId,
+      mode: request.mode,
+      pairId: request.pairId,
+      side: request.side,
+      priceTicks: request.priceTicks,
+      quantityLots: request.quantityLots,
+    };
+    if (this.remembered.length < rememberedMax) this.remembered.push(placed);
+    else this.remembered[this.rememberedNext] = placed;
+    this.rememberedNext = (this.rememberedNext + 1) % rememberedMax;
+  }
+
+  private place(state: PairState, kind: string): Command {
+    const request = this.request(state, kind);
+    this.remember(request);
+    return { kind: CommandKind.placeOrder, ...this.stamp(), ...request };
+  }
+
+  /** A remembered order, live if the oracle can find one in a few tries. */
+  private target(): PlacedOrder | undefined {
+    if (this.remembered.length === 0) return undefined;
+    let candidate = this.random.pick(this.remembered);
+    const oracle = this.options.oracle;
+    for (let attempt = 0; oracle !== undefined && attempt < 6 && !oracle.isLive(candidate.orderId); attempt++) {
+      candidate = this.random.pick(this.remembered);
+    }
+    return candidate;
+  }
+
+  private cancel(): Command {
+    const target = this.target();
+    const stamp = this.stamp();
+    if (target === undefined) return { kind: CommandKind.cancelOrder, ...stamp, userId: 1, mode: 0, orderId: 1, clientOrderId: '' };
+    // Now and then somebody else tries to cancel it: that must look like an unknown order.
+    const userId = this.random.chance(0.05) ? (target.userId % this.users) + 1 : target.userId;
+    return { kind: CommandKind.cancelOrder, ...stamp, userId, mode: target.mode, orderId: target.orderId, clientOrderId: '' };
+  }
+
+  private amend(state: PairState): Command {
+    const target = this.target();
+    const stamp = this.stamp();
+    if (target === undefined) return { kind: CommandKind.amendOrder, ...stamp, userId: 1, mode: 0, orderId: 1, priceTicks: 0, quantityLots: 0 };
+    const random = this.random;
+    let priceTicks = 0;
+    let quantityLots = 0;
+    const roll = random.next();
+    if (roll < 0.5) {
+      priceTicks = Math.max(1, target.priceTicks + random.int(-state.spreadTicks * 2, state.spreadTicks * 2));
+    } else if (roll < 0.8) {
+      quantityLots = Math.max(1, Math.floor(target.quantityLots * random.int(20, 90) / 100));
+    } else {
+      quantityLots = target.quantityLots + random.int(1, state.lotsMax);
+      if (random.chance(0.5)) priceTicks = Math.max(1, target.priceTicks + random.int(-state.spreadTicks, state.spreadTicks));
+    }
+    if (priceTicks !== 0) target.priceTicks = priceTicks;
+    if (quantityLots !== 0) target.quantityLots = quantityLots;
+    return { kind: CommandKind.amendOrder, ...stamp, userId: target.userId, mode: target.mode, orderId: target.orderId, priceTicks, quantityLots };
+  }
+
+  private cancelAll(state: PairState): Command {
+    const pairId = this.random.chance(0.7) ? state.pair.id : 0;
+    return { kind: CommandKind.cancelAll, ...this.stamp(), userId: this.random.int(1, this.users), mode: this.mode(), pairId };
+  }
+
+  private batch(state: PairState): Command {
+    const random = this.random;
+    const count = random.chance(0.05) ? 11 : random.int(1, 10);
+    const kinds = ['rest', 'rest', 'rest', 'cross', 'ioc', 'postOnly', 'malformed'];
+    const orders: OrderRequest[] = [];
+    for (let index = 0; index < count; index++) {
+      const request = this.request(state, random.pick(kinds));
+      this.remember(request);
+      orders.push(request);
+    }
+    return { kind: CommandKind.placeBatch, ...this.stamp(), orders };
+  }
+
+  private cancelBatch(): Command {
+    const first = this.target();
+    const userId = first?.userId ?? 1;
+    const mode = first?.mode ?? 0;
+    const orderIds: number[] = [];
+    const count = this.random.int(1, 8);
+    for (let index = 0; index < count; index++) {
+      const target = this.target();
+      if (target !== undefined) orderIds.push(target.orderId);
+    }
+    return { kind: CommandKind.cancelBatch, ...this.stamp(), userId, mode, orderIds };
+  }
+
+  private funding(state: PairState): Command {
+    const random = this.random;
+    const userId = random.int(1, this.users);
+    const mode = this.mode();
+    const asset = random.chance(0.5) ? state.pair.quote : state.pair.base;
+    const amountAtoms = random.int(1, 1_000_000) * 10 ** Math.min(asset.decimals, 4);
+    const kind = random.chance(0.5) ? CommandKind.deposit : CommandKind.withdraw;
+    return { kind, ...this.stamp(), userId, mode, assetId: asset.id, amountAtoms };
+  }
+}
