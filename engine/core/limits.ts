@@ -35,7 +35,9 @@ export const defaultLimits: EngineLimits = {
   openOrdersPerAccountMax: 200_000,
   ordersMax: 8_000_000,
   bookOrdersMax: 4_000_000,
-  priceLevelsPerSideMax: 1_000_000,
+  // Levels are kept in a sorted array with the best at the end; a new level far from the top shifts the
+  // levels above it, so this bound also bounds the worst insertion (bench:engine, deep ladders).
+  priceLevelsPerSideMax: 100_000,
   stopOrdersPerBookMax: 100_000,
   accountsMax: 4_000_000,
   clientOrderIdLengthMax: 64,

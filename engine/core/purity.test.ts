@@ -1,0 +1,49 @@
+/**
+ * The engine core and domains are pure: no clock, no randomness, no timers, no async and no I/O, so the
+ * same journal always gives the same state. This reads their sources (tests excluded) and refuses the
+ * constructs that would break that.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const engineRoot = fileURLToPath(new URL('..', import.meta.url));
+const forbidden: Array<[RegExp, string]> = [
+  [/\bDate\b/, 'Date'],
+  [/Math\.random/, 'Math.random'],
+  [/performance\.now/, 'performance.now'],
+  [/\bset(Timeout|Interval|Immediate)\b/, 'timers'],
+  [/\basync\b|\bawait\b|\bPromise\b/, 'async'],
+  [/\bprocess\./, 'process'],
+  [/from ['"]node:|require\(/, 'node modules (I/O)'],
+  [/from ['"]\.\.\/(runtime|journal|amm)\//, 'imports outside the pure layers'],
+];
+
+function sources(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const files: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...sources(path));
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) files.push(path);
+  }
+  return files;
+}
+
+test('engine/core and engine/domains use no clock, randomness, timers, async or I/O', () => {
+  const files = [...sources(join(engineRoot, 'core')), ...sources(join(engineRoot, 'domains'))];
+  assert.ok(files.length > 5);
+  const breaches: string[] = [];
+  for (const file of files) {
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines.forEach((line, index) => {
+      const code = line.replace(/\/\/.*$/, '').replace(/^\s*\*.*$/, '').replace(/\/\*\*.*$/, '');
+      for (const [pattern, what] of forbidden) {
+        if (pattern.test(code)) breaches.push(`${file}:${index + 1}: ${what}: ${line.trim()}`);
+      }
+    });
+  }
+  assert.deepEqual(breaches, []);
+});
