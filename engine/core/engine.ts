@@ -14,6 +14,7 @@
  */
 import { assert } from './assert.ts';
 import { grownInt32 } from './typed-arrays.ts';
+import { IntMap, missing } from './int-map.ts';
 import {
   CommandKind,
   OrderType,
@@ -109,11 +110,16 @@ export class Engine implements MatchHandler {
   readonly batchResults: ResultCode[] = [];
 
   private readonly books: BookFactory;
-  private readonly slotByOrderId = new Map<number, number>();
+  private readonly slotByOrderId = new IntMap(1 << 16);
   private readonly slotByClientOrderId = new Map<string, number>();
   private accountHead = new Int32Array(64).fill(noSlot);
   private accountTail = new Int32Array(64).fill(noSlot);
   private accountOpenOrders = new Int32Array(64);
+
+  /** Called by the order store when it grows, so the books' per-slot arrays grow with it. */
+  private readonly growSlots: (capacity: number) => void;
+  /** Pairs by id, dense: a command's pair is found without hashing. */
+  private readonly pairsById: Array<Pair | undefined> = [];
 
   // The taker being matched, read by onFill and onSelfTradeMakerRemoved.
   private takerSlot = noSlot;
@@ -139,6 +145,13 @@ export class Engine implements MatchHandler {
     assert(this.settings.marketBandBps >= 0 && this.settings.marketBandBps < bpsDenominator, 'band out of range');
     this.sink = options.sink ?? nullSink;
     this.books = options.books ?? new FastBookFactory();
+    const books = this.books;
+    this.growSlots = (capacity) => books.ensureSlots(capacity);
+    for (const pair of this.markets.pairs) {
+      assert(pair.id < 65_536, 'pair ids are small integers');
+      while (this.pairsById.length <= pair.id) this.pairsById.push(undefined);
+      this.pairsById[pair.id] = pair;
+    }
     this.ledger = new Ledger(this.markets.assets.length, this.limits.accountsMax);
     this.orders = new OrderStore(this.limits.ordersMax);
     for (const pair of this.markets.pairs) {
@@ -252,7 +265,7 @@ export class Engine implements MatchHandler {
     // Shape.
     if (!validUser(request.userId)) return Result.invalidUser;
     if (request.mode !== 0 && request.mode !== 1) return Result.invalidMode;
-    const pair = this.markets.pairById(request.pairId);
+    const pair = Number.isInteger(request.pairId) ? this.pairsById[request.pairId] : undefined;
     if (pair === undefined) return Result.unknownPair;
     const side = request.side;
     if (side !== 0 && side !== 1) return Result.invalidSide;
@@ -326,7 +339,7 @@ export class Engine implements MatchHandler {
 
     // Accept: from here on nothing is refused.
     this.lastOrderId = request.orderId;
-    const slot = this.orders.allocate((capacity) => this.books.ensureSlots(capacity));
+    const slot = this.orders.allocate(this.growSlots);
     const store = this.orders;
     store.orderId[slot] = request.orderId;
     store.account[slot] = account;
@@ -833,9 +846,10 @@ export class Engine implements MatchHandler {
   private ownedSlot(userId: number, mode: Mode, orderId: number, clientOrderId: string): number {
     const account = this.ledger.find(userId, mode);
     if (account === noAccount) return noSlot;
-    const slot =
-      orderId !== 0 ? this.slotByOrderId.get(orderId) : clientOrderId !== '' ? this.slotByClientOrderId.get(clientKey(account, clientOrderId)) : undefined;
-    if (slot === undefined || this.orders.account[slot] !== account) return noSlot;
+    let slot: number = noSlot;
+    if (orderId !== 0) slot = this.slotOf(orderId);
+    else if (clientOrderId !== '') slot = this.slotByClientOrderId.get(clientKey(account, clientOrderId)) ?? noSlot;
+    if (slot === noSlot || this.orders.account[slot] !== account) return noSlot;
     return slot;
   }
 
@@ -844,7 +858,9 @@ export class Engine implements MatchHandler {
 
   /** Slot of a live order, or `noSlot`. */
   slotOf(orderId: number): number {
-    return this.slotByOrderId.get(orderId) ?? noSlot;
+    if (!Number.isSafeInteger(orderId) || orderId < 0) return noSlot;
+    const slot = this.slotByOrderId.get(orderId);
+    return slot === missing ? noSlot : slot;
   }
 
   context(pairId: number, mode: Mode): BookContext | undefined {

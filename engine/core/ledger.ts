@@ -9,6 +9,7 @@
 import { safeIntegerMax } from './limits.ts';
 import type { Mode } from './commands.ts';
 import { assert } from './assert.ts';
+import { IntMap, missing } from './int-map.ts';
 import { grownFloat64, grownUint8 } from './typed-arrays.ts';
 
 export const feeUserId = 0;
@@ -20,7 +21,7 @@ export class Ledger {
   private held: Float64Array;
   private accountUsers: Float64Array;
   private accountModes: Uint8Array;
-  private readonly accountByKey = new Map<number, number>();
+  private readonly accountByKey = new IntMap(1024);
   private capacity: number;
   /** Sum over all accounts of available + held, per asset. Changes only by deposit and withdraw. */
   readonly supply: Float64Array;
@@ -44,7 +45,8 @@ export class Ledger {
 
   /** The account of (user, mode), or `noAccount`. */
   find(userId: number, mode: Mode): number {
-    return this.accountByKey.get(userId * 2 + mode) ?? noAccount;
+    const account = this.accountByKey.get(userId * 2 + mode);
+    return account === missing ? noAccount : account;
   }
 
   feeAccount(mode: Mode): number {
@@ -54,7 +56,7 @@ export class Ledger {
   /** The account of (user, mode), opened if new; `noAccount` when the ledger is full. */
   findOrOpen(userId: number, mode: Mode): number {
     const existing = this.accountByKey.get(userId * 2 + mode);
-    if (existing !== undefined) return existing;
+    if (existing !== missing) return existing;
     if (this.accountCount >= this.accountsMax) return noAccount;
     return this.openAccount(userId, mode);
   }

@@ -216,7 +216,7 @@ export class CommandGenerator {
       quantityLots: random.int(1, state.lotsMax),
       postOnly: false,
       selfTradePrevention: this.stp(),
-      clientOrderId: random.chance(0.15) ? `c${random.int(1, 40)}` : '',
+      clientOrderId: random.chance(0.15) ? `c${random.int(1, 200)}` : '',
     };
     switch (kind) {
       case 'cross':
