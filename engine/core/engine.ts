@@ -854,6 +854,51 @@ export class Engine implements MatchHandler {
   }
 
   // -------------------------------------------------------------------------------------------------
+  // Snapshot restore (snapshot.ts): orders come back in priority order, account links afterwards.
+
+  /** Re-creates one live order from a snapshot row; returns its slot. */
+  restoreOrder(row: RestoredOrder): number {
+    const account = this.ledger.find(row.userId, (this.contexts[row.context]!.mode));
+    assert(account !== noAccount, 'restored order of an unknown account');
+    this.ensureAccountLists(account);
+    const context = this.contexts[row.context]!;
+    const slot = this.orders.allocate(this.growSlots);
+    const store = this.orders;
+    store.orderId[slot] = row.orderId;
+    store.account[slot] = account;
+    store.context[slot] = row.context;
+    store.side[slot] = row.side;
+    store.orderType[slot] = row.orderType;
+    store.timeInForce[slot] = row.timeInForce;
+    store.selfTradePrevention[slot] = row.selfTradePrevention;
+    store.postOnly[slot] = row.postOnly;
+    store.status[slot] = row.status;
+    store.priceTicks[slot] = row.priceTicks;
+    store.stopPriceTicks[slot] = row.stopPriceTicks;
+    store.holdPriceTicks[slot] = row.holdPriceTicks;
+    store.quantityLots[slot] = row.quantityLots;
+    store.filledLots[slot] = row.filledLots;
+    store.filledNotionalAtoms[slot] = row.filledNotionalAtoms;
+    store.takerNotionalAtoms[slot] = row.takerNotionalAtoms;
+    store.makerNotionalAtoms[slot] = row.makerNotionalAtoms;
+    store.heldAtoms[slot] = row.heldAtoms;
+    store.clientOrderId[slot] = row.clientOrderId;
+    this.slotByOrderId.set(row.orderId, slot);
+    if (row.clientOrderId !== '') this.slotByClientOrderId.set(clientKey(account, row.clientOrderId), slot);
+    if (row.status === OrderStatus.pending) {
+      (row.side === 0 ? context.buyStops : context.sellStops).push(slot);
+    } else {
+      context.book.add(slot, account, row.side, row.priceTicks, row.restingLots);
+    }
+    return slot;
+  }
+
+  /** Appends a restored order to its account's list (called in order-id order). */
+  restoreAccountLink(slot: number): void {
+    this.linkToAccount(this.orders.account[slot]!, slot);
+  }
+
+  // -------------------------------------------------------------------------------------------------
   // Queries (never journaled)
 
   /** Slot of a live order, or `noSlot`. */
@@ -881,6 +926,30 @@ export class Engine implements MatchHandler {
     const account = this.ledger.find(userId, mode);
     return account === noAccount ? 0 : this.accountOpenOrders[account]!;
   }
+}
+
+/** One live order as a snapshot stores it. */
+export interface RestoredOrder {
+  orderId: number;
+  userId: number;
+  context: number;
+  side: Side;
+  orderType: number;
+  timeInForce: number;
+  selfTradePrevention: number;
+  postOnly: number;
+  status: number;
+  priceTicks: number;
+  stopPriceTicks: number;
+  holdPriceTicks: number;
+  quantityLots: number;
+  filledLots: number;
+  filledNotionalAtoms: number;
+  takerNotionalAtoms: number;
+  makerNotionalAtoms: number;
+  heldAtoms: number;
+  restingLots: number;
+  clientOrderId: string;
 }
 
 function validUser(userId: number): boolean {

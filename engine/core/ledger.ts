@@ -61,6 +61,17 @@ export class Ledger {
     return this.openAccount(userId, mode);
   }
 
+  /** Re-creates an account with its balances (snapshot restore); supply is restored separately. */
+  restoreAccount(userId: number, mode: Mode, available: ArrayLike<number>, held: ArrayLike<number>): number {
+    const account = this.accountByKey.get(userId * 2 + mode);
+    const restored = account === missing ? this.openAccount(userId, mode) : account;
+    for (let asset = 0; asset < this.assetCount; asset++) {
+      this.available[restored * this.assetCount + asset] = available[asset]!;
+      this.held[restored * this.assetCount + asset] = held[asset]!;
+    }
+    return restored;
+  }
+
   private openAccount(userId: number, mode: Mode): number {
     if (this.accountCount === this.capacity) this.grow();
     const account = this.accountCount++;
