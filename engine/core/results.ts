@@ -52,6 +52,7 @@ export const Result = {
   tooManyStopOrders: 404,
   tooManyPriceLevels: 405,
   tooManyAccounts: 406,
+  commandTooLarge: 407,
 } as const;
 
 export type ResultCode = (typeof Result)[keyof typeof Result];
@@ -116,6 +117,7 @@ const info: Record<ResultCode, ResultInfo> = {
   [Result.tooManyStopOrders]: { code: 'TOO_MANY_STOP_ORDERS', message: 'the book holds too many stop orders' },
   [Result.tooManyPriceLevels]: { code: 'TOO_MANY_PRICE_LEVELS', message: 'the book holds too many price levels' },
   [Result.tooManyAccounts]: { code: 'TOO_MANY_ACCOUNTS', message: 'the ledger is at capacity' },
+  [Result.commandTooLarge]: { code: 'COMMAND_TOO_LARGE', message: 'the command is larger than a journal frame allows' },
 };
 
 export function resultCode(result: ResultCode): string {

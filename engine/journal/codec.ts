@@ -253,6 +253,8 @@ export class FrameDecoder {
   offset = 0;
   status: FrameStatus = FrameStatus.ok;
   problem = '';
+  /** Where the frame that stopped decoding would end, when its length could be read; else -1. */
+  badFrameEnd = -1;
 
   constructor(private readonly bytes: Uint8Array, start = 0) {
     this.offset = start;
@@ -270,6 +272,7 @@ export class FrameDecoder {
     const end = at + frameHeaderBytes + length;
     if (end > bytes.length) return this.stop(FrameStatus.incomplete, 'torn frame payload');
     const payload = bytes.subarray(at + frameHeaderBytes, end);
+    this.badFrameEnd = end;
     if (crc32(payload) !== expectedCrc) return this.stop(FrameStatus.corrupt, 'CRC mismatch');
     let command: Command;
     try {
@@ -278,6 +281,7 @@ export class FrameDecoder {
       return this.stop(FrameStatus.corrupt, error instanceof Error ? error.message : String(error));
     }
     this.offset = end;
+    this.badFrameEnd = -1;
     return command;
   }
 

@@ -1,0 +1,186 @@
+/**
+ * Snapshot files: the engine's state (core/snapshot.ts) msgpack-encoded, with the seq it covers and its
+ * state hash. Layout: magic `TPSN`, u16 format version, u16 zero, u32 CRC32 of the payload, u32 payload
+ * length, then the payload. Written atomically: a temporary file is written and fsynced, renamed into
+ * place, and the directory fsynced.
+ *
+ * Loading tries the newest file first; a file whose CRC, shape or recomputed state hash is wrong is
+ * skipped (and reported) for the next older one.
+ */
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { Decoder, Encoder } from '@msgpack/msgpack';
+import type { Engine } from '../core/engine.ts';
+import { restoreSnapshot, takeSnapshot, type EngineSnapshot, type OrderColumns } from '../core/snapshot.ts';
+import { stateHash } from '../core/state-hash.ts';
+import { syncDirectory } from './segments.ts';
+
+const snapshotMagic = 0x4e535054; // "TPSN" as a little-endian u32
+const snapshotFormatVersion = 1;
+const headerBytes = 16;
+
+export interface SnapshotFile {
+  readonly path: string;
+  readonly seq: number;
+}
+
+export function snapshotName(seq: number): string {
+  return `snapshot-${String(seq).padStart(20, '0')}.snap`;
+}
+
+export function listSnapshots(dir: string): SnapshotFile[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => /^snapshot-\d{20}\.snap$/.test(name))
+    .map((name) => ({ path: join(dir, name), seq: Number(name.slice(9, 29)) }))
+    .sort((a, b) => b.seq - a.seq);
+}
+
+interface SnapshotPayload {
+  seq: number;
+  stateHash: string;
+  state: EngineSnapshot;
+}
+
+/** Encodes the engine's current state as the snapshot of `seq`; the bytes can be written later. */
+export function encodeSnapshot(engine: Engine, seq: number): { bytes: Buffer; stateHash: string } {
+  const hash = stateHash(engine);
+  const payload: SnapshotPayload = { seq, stateHash: hash, state: takeSnapshot(engine) };
+  const body = new Encoder({ initialBufferSize: 1 << 20 }).encode(payload);
+  const header = Buffer.alloc(headerBytes);
+  header.writeUInt32LE(snapshotMagic, 0);
+  header.writeUInt16LE(snapshotFormatVersion, 4);
+  header.writeUInt32LE(crc32(body), 8);
+  header.writeUInt32LE(body.length, 12);
+  return { bytes: Buffer.concat([header, body]), stateHash: hash };
+}
+
+/** Writes snapshot bytes atomically; returns the final path. */
+export function writeSnapshotFile(dir: string, seq: number, bytes: Uint8Array): string {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, snapshotName(seq));
+  const temporary = path + '.tmp';
+  const fd = openSync(temporary, 'w');
+  try {
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written, written);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temporary, path);
+  syncDirectory(dir);
+  return path;
+}
+
+function copyAligned<T>(bytes: unknown, make: (buffer: ArrayBuffer) => T, name: string): T {
+  if (!(bytes instanceof Uint8Array)) throw new Error(`snapshot field ${name} is not binary`);
+  const copy = new Uint8Array(bytes.length);
+  copy.set(bytes);
+  return make(copy.buffer);
+}
+
+const f64 = (value: unknown, name: string): Float64Array => copyAligned(value, (buffer) => new Float64Array(buffer), name);
+const i32 = (value: unknown, name: string): Int32Array => copyAligned(value, (buffer) => new Int32Array(buffer), name);
+const u8 = (value: unknown, name: string): Uint8Array => copyAligned(value, (buffer) => new Uint8Array(buffer), name);
+
+/** Rebuilds the typed arrays that msgpack carried as raw bytes. */
+function reviveState(raw: Record<string, unknown>): EngineSnapshot {
+  const orders = raw['orders'] as Record<string, unknown>;
+  const columns: OrderColumns = {
+    orderId: f64(orders['orderId'], 'orderId'),
+    userId: f64(orders['userId'], 'userId'),
+    context: i32(orders['context'], 'context'),
+    side: u8(orders['side'], 'side'),
+    orderType: u8(orders['orderType'], 'orderType'),
+    timeInForce: u8(orders['timeInForce'], 'timeInForce'),
+    selfTradePrevention: u8(orders['selfTradePrevention'], 'selfTradePrevention'),
+    postOnly: u8(orders['postOnly'], 'postOnly'),
+    status: u8(orders['status'], 'status'),
+    priceTicks: f64(orders['priceTicks'], 'priceTicks'),
+    stopPriceTicks: f64(orders['stopPriceTicks'], 'stopPriceTicks'),
+    holdPriceTicks: f64(orders['holdPriceTicks'], 'holdPriceTicks'),
+    quantityLots: f64(orders['quantityLots'], 'quantityLots'),
+    filledLots: f64(orders['filledLots'], 'filledLots'),
+    filledNotionalAtoms: f64(orders['filledNotionalAtoms'], 'filledNotionalAtoms'),
+    takerNotionalAtoms: f64(orders['takerNotionalAtoms'], 'takerNotionalAtoms'),
+    makerNotionalAtoms: f64(orders['makerNotionalAtoms'], 'makerNotionalAtoms'),
+    heldAtoms: f64(orders['heldAtoms'], 'heldAtoms'),
+    restingLots: f64(orders['restingLots'], 'restingLots'),
+    clientOrderId: orders['clientOrderId'] as string[],
+  };
+  const count = columns.orderId.length;
+  for (const [name, column] of Object.entries(columns)) {
+    if ((column as { length: number }).length !== count) throw new Error(`snapshot column ${name} has the wrong length`);
+  }
+  return {
+    version: raw['version'] as number,
+    pairIds: raw['pairIds'] as number[],
+    assetIds: raw['assetIds'] as number[],
+    lastOrderId: raw['lastOrderId'] as number,
+    lastTradeId: raw['lastTradeId'] as number,
+    lastPriceTicks: f64(raw['lastPriceTicks'], 'lastPriceTicks'),
+    accountUsers: f64(raw['accountUsers'], 'accountUsers'),
+    accountModes: u8(raw['accountModes'], 'accountModes'),
+    available: f64(raw['available'], 'available'),
+    held: f64(raw['held'], 'held'),
+    supply: f64(raw['supply'], 'supply'),
+    orders: columns,
+  };
+}
+
+/**
+ * Reads one snapshot file into `engine` (fresh) and checks the state hash; returns the seq it covers.
+ * Throws with the reason when the file is not a valid snapshot.
+ */
+export function loadSnapshotFile(path: string, engine: Engine): { seq: number; stateHash: string } {
+  const bytes = readFileSync(path);
+  if (bytes.length < headerBytes || bytes.readUInt32LE(0) !== snapshotMagic) throw new Error(`${path}: not a snapshot`);
+  const version = bytes.readUInt16LE(4);
+  if (version !== snapshotFormatVersion) throw new Error(`${path}: snapshot format version ${version}, this build reads ${snapshotFormatVersion}`);
+  const length = bytes.readUInt32LE(12);
+  if (length !== bytes.length - headerBytes) throw new Error(`${path}: truncated snapshot`);
+  const body = bytes.subarray(headerBytes);
+  if (crc32(body) !== bytes.readUInt32LE(8)) throw new Error(`${path}: snapshot CRC mismatch`);
+  const payload = new Decoder().decode(body) as { seq: unknown; stateHash: unknown; state: unknown };
+  if (typeof payload.seq !== 'number' || typeof payload.stateHash !== 'string' || typeof payload.state !== 'object' || payload.state === null) {
+    throw new Error(`${path}: malformed snapshot`);
+  }
+  restoreSnapshot(engine, reviveState(payload.state as Record<string, unknown>));
+  const hash = stateHash(engine);
+  if (hash !== payload.stateHash) throw new Error(`${path}: state hash ${hash} does not match the recorded ${payload.stateHash}`);
+  return { seq: payload.seq, stateHash: hash };
+}
+
+/**
+ * Loads the newest valid snapshot into an engine made by `makeEngine`; invalid ones are reported through
+ * `onSkipped` and passed over. Returns null when no snapshot is valid.
+ */
+export function loadNewestSnapshot(
+  dir: string,
+  makeEngine: () => Engine,
+  onSkipped: (path: string, reason: string) => void,
+): { engine: Engine; seq: number; stateHash: string; path: string } | null {
+  for (const file of listSnapshots(dir)) {
+    const engine = makeEngine();
+    try {
+      const loaded = loadSnapshotFile(file.path, engine);
+      if (loaded.seq !== file.seq) throw new Error(`${file.path}: covers seq ${loaded.seq}, not the ${file.seq} its name says`);
+      return { engine, ...loaded, path: file.path };
+    } catch (error) {
+      onSkipped(file.path, error instanceof Error ? error.message : String(error));
+    }
+  }
+  return null;
+}
+
+/** Removes snapshots older than the newest `keep`. */
+export function pruneSnapshots(dir: string, keep: number): void {
+  for (const file of listSnapshots(dir).slice(keep)) unlinkSync(file.path);
+}

@@ -1,0 +1,50 @@
+/**
+ * The child of the crash test (durable-engine.test.ts): opens a durable engine in the given data
+ * directory, submits generated commands as fast as the journal takes them, and prints each acknowledged
+ * seq on its own line. The parent kills it with SIGKILL at a random moment.
+ *
+ *   node --import tsx engine/runtime/crash-child.ts <data dir> <seed>
+ */
+import { Engine } from '../core/engine.ts';
+import { noSlot } from '../core/order-store.ts';
+import { CommandGenerator } from '../core/sim/generator.ts';
+import { loadMarkets } from './markets.ts';
+import { DurableEngine } from './durable-engine.ts';
+import { SequencerBusyError } from './sequencer.ts';
+
+const [dataDir, seedText] = process.argv.slice(2);
+if (dataDir === undefined || seedText === undefined) {
+  console.error('usage: crash-child.ts <data dir> <seed>');
+  process.exit(2);
+}
+const markets = loadMarkets();
+const durable = DurableEngine.open({ dataDir, engine: { markets }, snapshotEveryCommands: 3000 });
+const engine: Engine = durable.engine;
+const generator = new CommandGenerator({ seed: Number(seedText), markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot } });
+const queue = generator.fundingCommands();
+let pendingLines = '';
+
+function next() {
+  return queue.length > 0 ? queue.shift()! : generator.next();
+}
+
+function pump(): void {
+  for (let index = 0; index < 300; index++) {
+    const command = next();
+    durable.submit(command).then(
+      (submission) => {
+        if (submission.seq > 0) pendingLines += submission.seq + '\n';
+      },
+      (error: unknown) => {
+        if (!(error instanceof SequencerBusyError)) throw error;
+        queue.unshift(command);
+      },
+    );
+  }
+  if (pendingLines !== '') {
+    process.stdout.write(pendingLines);
+    pendingLines = '';
+  }
+  setImmediate(pump);
+}
+pump();

@@ -1,0 +1,227 @@
+/**
+ * Durability: replay equals live, snapshot plus tail equals live, a SIGKILLed process loses nothing it
+ * acknowledged, a torn tail is cut off, corruption stops the start with a precise error, a snapshot with
+ * a wrong hash is passed over, and limits refuse rather than grow.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, statSync, truncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from '../core/commands.ts';
+import { Engine } from '../core/engine.ts';
+import { noSlot } from '../core/order-store.ts';
+import { Result } from '../core/results.ts';
+import { stateHash } from '../core/state-hash.ts';
+import { CommandGenerator, Prng } from '../core/sim/generator.ts';
+import { JournalCorruptError } from '../journal/reader.ts';
+import { listSegments } from '../journal/segments.ts';
+import { listSnapshots } from '../journal/snapshot-file.ts';
+import { loadMarkets } from './markets.ts';
+import { DurableEngine, type DurableEngineOptions } from './durable-engine.ts';
+import { SequencerBusyError } from './sequencer.ts';
+
+const markets = loadMarkets();
+
+function temporaryDir(): string {
+  return mkdtempSync(join(tmpdir(), 'durable-'));
+}
+
+function open(dataDir: string, extra: Partial<DurableEngineOptions> = {}): DurableEngine {
+  return DurableEngine.open({ dataDir, engine: { markets }, ...extra });
+}
+
+/** Submits `count` generated commands, letting batches form; returns when all are answered. */
+async function run(durable: DurableEngine, seed: number, count: number): Promise<number> {
+  const engine = durable.engine;
+  const generator = new CommandGenerator({ seed, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot } });
+  const commands: Command[] = generator.fundingCommands();
+  let accepted = 0;
+  const pending: Array<Promise<unknown>> = [];
+  for (let index = 0; index < count; index++) {
+    const command = index < commands.length ? commands[index]! : generator.next();
+    pending.push(durable.submit(command).then((submission) => (accepted += submission.seq > 0 ? 1 : 0)));
+    if (index % 500 === 499) await new Promise((resolve) => setImmediate(resolve));
+  }
+  await Promise.all(pending);
+  return accepted;
+}
+
+/** The state after exactly the first `journaled` accepted commands of a seed's stream. */
+function expectedHash(seed: number, journaled: number): string {
+  const engine = new Engine({ markets });
+  const generator = new CommandGenerator({ seed, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot } });
+  const funding = generator.fundingCommands();
+  let accepted = 0;
+  for (let index = 0; accepted < journaled; index++) {
+    const command = index < funding.length ? funding[index]! : generator.next();
+    if (engine.apply(command) === Result.ok) accepted++;
+  }
+  return stateHash(engine);
+}
+
+test('replaying the journal, with or without a snapshot, gives the live state hash', async () => {
+  const dataDir = temporaryDir();
+  try {
+    const durable = open(dataDir, { snapshotEveryCommands: 4000, segmentBytesMax: 256 * 1024 });
+    const accepted = await run(durable, 3, 12_000);
+    const liveHash = stateHash(durable.engine);
+    assert.equal(durable.sequencer.lastSeq, accepted);
+    assert.equal(liveHash, expectedHash(3, accepted));
+    await durable.close();
+    assert.ok(listSegments(join(dataDir, 'journal')).length > 1, 'segments rolled by size');
+    assert.ok(listSnapshots(join(dataDir, 'snapshots')).length >= 2, 'periodic and closing snapshots');
+
+    const fromSnapshot = open(dataDir);
+    assert.equal(fromSnapshot.recovery.stateHash, liveHash);
+    assert.equal(fromSnapshot.recovery.snapshotSeq, accepted);
+    assert.equal(fromSnapshot.recovery.replayedCommands, 0);
+    await fromSnapshot.close();
+
+    // Keep only an older snapshot: snapshot + tail.
+    const [newest, ...older] = listSnapshots(join(dataDir, 'snapshots'));
+    assert.ok(newest !== undefined && older.length > 0);
+    rmSync(newest.path);
+    const fromTail = open(dataDir);
+    assert.equal(fromTail.recovery.snapshotSeq, older[0]!.seq);
+    assert.ok(fromTail.recovery.replayedCommands > 0);
+    assert.equal(fromTail.recovery.stateHash, liveHash);
+    fromTail.sequencer.close();
+
+    // No snapshot at all: the whole journal.
+    for (const snapshot of listSnapshots(join(dataDir, 'snapshots'))) rmSync(snapshot.path);
+    const fromJournal = open(dataDir);
+    assert.equal(fromJournal.recovery.replayedCommands, accepted);
+    assert.equal(fromJournal.recovery.stateHash, liveHash);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a SIGKILLed process loses no acknowledged command, and recovers exactly the durable prefix', async () => {
+  const child = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
+  const random = new Prng(99);
+  for (const seed of [1, 2, 3]) {
+    const dataDir = temporaryDir();
+    try {
+      // Two lives per seed: the second starts from what the first left, and is killed too.
+      let acknowledged = 0;
+      for (let life = 0; life < 2; life++) {
+        const process_ = spawn(process.execPath, ['--import', 'tsx', child, dataDir, String(seed)], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let buffered = '';
+        let sawAck = false;
+        process_.stdout.setEncoding('utf8');
+        process_.stdout.on('data', (chunk: string) => {
+          buffered += chunk;
+          const lines = buffered.split('\n');
+          buffered = lines.pop() ?? '';
+          for (const line of lines) {
+            const seq = Number(line);
+            if (seq > acknowledged) acknowledged = seq;
+            sawAck = true;
+          }
+        });
+        // Wait for the first acknowledgements, then kill at a random moment.
+        while (!sawAck) await new Promise((resolve) => setTimeout(resolve, 20));
+        await new Promise((resolve) => setTimeout(resolve, random.int(50, 600)));
+        const exited = new Promise((resolve) => process_.on('exit', resolve));
+        process_.kill('SIGKILL');
+        await exited;
+        // The child's generator restarts from its seed each life, so only the first life's stream is
+        // reproducible from the seed alone: check the prefix hash after the first life.
+        const recovered = open(dataDir);
+        assert.ok(recovered.recovery.lastSeq >= acknowledged, `seed ${seed}: recovered ${recovered.recovery.lastSeq} < acknowledged ${acknowledged}`);
+        console.log(`seed ${seed} life ${life}: acknowledged ${acknowledged}, recovered ${recovered.recovery.lastSeq}, replayed ${recovered.recovery.replayedCommands} after snapshot ${recovered.recovery.snapshotSeq}`);
+        if (life === 0) assert.equal(recovered.recovery.stateHash, expectedHash(seed, recovered.recovery.lastSeq));
+        recovered.sequencer.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+});
+
+test('a torn tail is truncated; a flipped byte before the tail stops the start naming segment, offset and seq', async () => {
+  const dataDir = temporaryDir();
+  try {
+    const durable = open(dataDir, { segmentBytesMax: 128 * 1024 });
+    const accepted = await run(durable, 4, 4000);
+    durable.sequencer.close();
+    const segments = listSegments(join(dataDir, 'journal'));
+    assert.ok(segments.length >= 2);
+    const last = segments.at(-1)!;
+    const size = statSync(last.path).size;
+    truncateSync(last.path, size - 5);
+    const logged: string[] = [];
+    const recovered = open(dataDir, { log: (event) => logged.push(event) });
+    assert.equal(recovered.recovery.lastSeq, accepted - 1);
+    assert.ok(logged.includes('journal_torn_tail_truncated'));
+    assert.equal(recovered.recovery.stateHash, expectedHash(4, accepted - 1));
+    recovered.sequencer.close();
+
+    const first = segments[0]!;
+    const bytes = readFileSync(first.path);
+    bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
+    writeFileSync(first.path, bytes);
+    assert.throws(
+      () => open(dataDir),
+      (error: unknown) =>
+        error instanceof JournalCorruptError && error.segment === first.name && error.offset > 16 && error.offset < bytes.length && error.seq > 1,
+    );
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a snapshot whose hash does not match is skipped for an older one', async () => {
+  const dataDir = temporaryDir();
+  try {
+    const durable = open(dataDir, { snapshotEveryCommands: 1500 });
+    await run(durable, 5, 5000);
+    const liveHash = stateHash(durable.engine);
+    await durable.close();
+    const [newest] = listSnapshots(join(dataDir, 'snapshots'));
+    assert.ok(newest);
+    const bytes = readFileSync(newest.path);
+    // Rewrite the recorded hash (inside the CRC-protected body) and fix the CRC, so only the hash check can catch it.
+    const text = bytes.toString('latin1');
+    const at = text.indexOf(liveHash);
+    assert.ok(at > 0);
+    bytes.write('0000000000000000', at, 'latin1');
+    const { crc32 } = await import('node:zlib');
+    bytes.writeUInt32LE(crc32(bytes.subarray(16)), 8);
+    writeFileSync(newest.path, bytes);
+    const skipped: string[] = [];
+    const recovered = open(dataDir, { log: (event, fields) => event === 'snapshot_skipped' && skipped.push(String(fields['reason'])) });
+    assert.equal(skipped.length, 1);
+    assert.match(skipped[0]!, /state hash/);
+    assert.ok(recovered.recovery.snapshotSeq < newest.seq);
+    assert.equal(recovered.recovery.stateHash, liveHash);
+    recovered.sequencer.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('limits: an oversized command and a full batch are refused, not grown', async () => {
+  const dataDir = temporaryDir();
+  try {
+    const durable = open(dataDir, { batchCommandsMax: 3 });
+    const deposit = (): Command => ({ kind: 5, seq: 0, ts: 0, userId: 1, mode: 0, assetId: 1, amountAtoms: 10 });
+    const answers = await Promise.allSettled([1, 2, 3, 4, 5].map(() => durable.submit(deposit())));
+    assert.equal(answers.filter((answer) => answer.status === 'fulfilled').length, 3);
+    assert.ok(answers.slice(3).every((answer) => answer.status === 'rejected' && answer.reason instanceof SequencerBusyError));
+    const orders = Array.from({ length: 10 }, (_, index) => ({
+      orderId: index + 1, userId: 1, mode: 0 as const, pairId: 1, side: 0 as const, orderType: 0 as const, timeInForce: 0 as const,
+      priceTicks: 1, stopPriceTicks: 0, quantityLots: 1, postOnly: false, selfTradePrevention: 0 as const, clientOrderId: 'é'.repeat(2000),
+    }));
+    const big = await durable.submit({ kind: 7, seq: 0, ts: 0, orders });
+    assert.equal(big.result, Result.commandTooLarge);
+    assert.equal(big.seq, 0);
+    await durable.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,179 @@
+/**
+ * The durable engine: recovery on open, the sequencer while running, snapshots, and a clean close.
+ *
+ * Open: load the newest valid snapshot (its state hash verified; a bad one is skipped for an older one),
+ * replay the journal after it with seq continuity checked, cut off a torn tail, and continue the last
+ * segment. Every replayed command must be accepted again, as it was when journaled; anything else means
+ * the journal and the code disagree and the start stops.
+ *
+ * Snapshots are taken every `snapshotEveryCommands` commands or `snapshotEveryMs` of clock time, and on
+ * close. A snapshot may cover commands whose batch is still syncing; its file is written only once they
+ * are durable, so a snapshot on disk never holds anything the journal could lose.
+ */
+import { mkdirSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from '../core/commands.ts';
+import { Engine, type EngineOptions } from '../core/engine.ts';
+import { Result, resultCode, type ResultCode } from '../core/results.ts';
+import { stateHash } from '../core/state-hash.ts';
+import { readJournal } from '../journal/reader.ts';
+import { SegmentWriter, defaultSegmentBytesMax, listSegments, type SyncMode } from '../journal/segments.ts';
+import { encodeSnapshot, loadNewestSnapshot, pruneSnapshots, writeSnapshotFile } from '../journal/snapshot-file.ts';
+import { Sequencer, type DurableBatch, type Submission } from './sequencer.ts';
+
+export interface DurableEngineOptions {
+  readonly dataDir: string;
+  readonly engine: Omit<EngineOptions, 'sink'>;
+  readonly syncMode?: SyncMode;
+  readonly segmentBytesMax?: number;
+  readonly snapshotEveryCommands?: number;
+  readonly snapshotEveryMs?: number;
+  /** Snapshot files kept. */
+  readonly snapshotsKept?: number;
+  /** Delete segments wholly covered by the newest snapshot. */
+  readonly pruneSegments?: boolean;
+  readonly batchCommandsMax?: number;
+  readonly clock?: () => number;
+  readonly log?: (event: string, fields: Record<string, unknown>) => void;
+  readonly onDurable?: (batch: DurableBatch) => void;
+}
+
+export interface RecoveryReport {
+  snapshotSeq: number;
+  snapshotPath: string | null;
+  replayedCommands: number;
+  lastSeq: number;
+  stateHash: string;
+  seconds: number;
+}
+
+export class DurableEngine {
+  readonly engine: Engine;
+  readonly sequencer: Sequencer;
+  readonly recovery: RecoveryReport;
+  private readonly writer: SegmentWriter;
+  private readonly journalDir: string;
+  private readonly snapshotDir: string;
+  private readonly clock: () => number;
+  private lastSnapshotSeq: number;
+  private lastSnapshotAt: number;
+  private pendingSnapshot: { seq: number; bytes: Buffer } | null = null;
+
+  private constructor(
+    private readonly options: DurableEngineOptions,
+    engine: Engine,
+    writer: SegmentWriter,
+    recovery: RecoveryReport,
+  ) {
+    this.engine = engine;
+    this.writer = writer;
+    this.recovery = recovery;
+    this.journalDir = join(options.dataDir, 'journal');
+    this.snapshotDir = join(options.dataDir, 'snapshots');
+    this.clock = options.clock ?? Date.now;
+    this.lastSnapshotSeq = recovery.snapshotSeq;
+    this.lastSnapshotAt = this.clock();
+    this.sequencer = new Sequencer({
+      engine,
+      writer,
+      clock: this.clock,
+      lastSeq: recovery.lastSeq,
+      ...(options.batchCommandsMax === undefined ? {} : { batchCommandsMax: options.batchCommandsMax }),
+      ...(options.onDurable === undefined ? {} : { onDurable: options.onDurable }),
+      afterDurable: (durableSeq) => this.afterDurable(durableSeq),
+    });
+  }
+
+  static open(options: DurableEngineOptions): DurableEngine {
+    const started = process.hrtime.bigint();
+    const log = options.log ?? (() => {});
+    const journalDir = join(options.dataDir, 'journal');
+    const snapshotDir = join(options.dataDir, 'snapshots');
+    mkdirSync(journalDir, { recursive: true });
+    mkdirSync(snapshotDir, { recursive: true });
+    const makeEngine = (): Engine => new Engine(options.engine);
+    const loaded = loadNewestSnapshot(snapshotDir, makeEngine, (path, reason) => log('snapshot_skipped', { path, reason }));
+    const engine = loaded?.engine ?? makeEngine();
+    const snapshotSeq = loaded?.seq ?? 0;
+    const summary = readJournal(
+      journalDir,
+      (command) => {
+        const result = engine.apply(command);
+        if (result !== Result.ok) {
+          throw new Error(`replay diverged at seq ${command.seq}: ${resultCode(result as ResultCode)} for a journaled command`);
+        }
+      },
+      {
+        afterSeq: snapshotSeq,
+        truncateTornTail: true,
+        onTornTail: (segment, offset, problem) => log('journal_torn_tail_truncated', { segment, offset, problem }),
+      },
+    );
+    const writer = new SegmentWriter(journalDir, options.syncMode ?? 'sync', options.segmentBytesMax ?? defaultSegmentBytesMax);
+    if (summary.lastSegment !== null) writer.resume(summary.lastSegment.path, summary.lastSegmentBytes);
+    const recovery: RecoveryReport = {
+      snapshotSeq,
+      snapshotPath: loaded?.path ?? null,
+      replayedCommands: summary.commands,
+      lastSeq: Math.max(summary.lastSeq, snapshotSeq),
+      stateHash: stateHash(engine),
+      seconds: Number(process.hrtime.bigint() - started) / 1e9,
+    };
+    log('recovered', { ...recovery });
+    return new DurableEngine(options, engine, writer, recovery);
+  }
+
+  submit(command: Command): Promise<Submission> {
+    return this.sequencer.submit(command);
+  }
+
+  private afterDurable(durableSeq: number): void {
+    if (this.pendingSnapshot !== null && durableSeq >= this.pendingSnapshot.seq) {
+      this.writeSnapshot(this.pendingSnapshot.seq, this.pendingSnapshot.bytes);
+      this.pendingSnapshot = null;
+    }
+    if (this.pendingSnapshot !== null) return;
+    const everyCommands = this.options.snapshotEveryCommands ?? 1_000_000;
+    const everyMs = this.options.snapshotEveryMs ?? 300_000;
+    const lastSeq = this.sequencer.lastSeq;
+    if (lastSeq - this.lastSnapshotSeq < everyCommands && this.clock() - this.lastSnapshotAt < everyMs) return;
+    if (lastSeq === this.lastSnapshotSeq) return;
+    const { bytes } = encodeSnapshot(this.engine, lastSeq);
+    if (lastSeq <= durableSeq) this.writeSnapshot(lastSeq, bytes);
+    else this.pendingSnapshot = { seq: lastSeq, bytes };
+    this.lastSnapshotSeq = lastSeq;
+    this.lastSnapshotAt = this.clock();
+  }
+
+  private writeSnapshot(seq: number, bytes: Buffer): void {
+    const path = writeSnapshotFile(this.snapshotDir, seq, bytes);
+    this.options.log?.('snapshot_written', { seq, path, bytes: bytes.length });
+    pruneSnapshots(this.snapshotDir, this.options.snapshotsKept ?? 3);
+    if (this.options.pruneSegments) this.pruneSegments(seq);
+  }
+
+  /** Deletes segments whose frames all precede `seq` (the next segment starts at or before seq + 1). */
+  private pruneSegments(seq: number): void {
+    const segments = listSegments(this.journalDir);
+    for (let index = 0; index + 1 < segments.length; index++) {
+      if (segments[index + 1]!.firstSeq > seq + 1) break;
+      unlinkSync(segments[index]!.path);
+      this.options.log?.('segment_pruned', { segment: segments[index]!.name });
+    }
+  }
+
+  /** Takes no more commands, waits until all are durable, writes a final snapshot and closes the journal. */
+  async close(): Promise<void> {
+    await this.sequencer.close();
+    if (this.pendingSnapshot !== null) {
+      this.writeSnapshot(this.pendingSnapshot.seq, this.pendingSnapshot.bytes);
+      this.pendingSnapshot = null;
+    }
+    const seq = this.sequencer.lastSeq;
+    if (seq > 0 && seq !== this.lastSnapshotSeq) {
+      this.writeSnapshot(seq, encodeSnapshot(this.engine, seq).bytes);
+      this.lastSnapshotSeq = seq;
+    }
+    this.writer.close();
+  }
+}
