@@ -1,0 +1,53 @@
+/**
+ * Prints the frames of a journal segment, one line each (seq, ts, kind, summary), for debugging:
+ *   npm run journal:inspect -- <segment file> [--limit N]
+ * Stops at the first bad frame and says where and why.
+ */
+import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { CommandKind, type Command } from '../engine/core/commands.ts';
+import { FrameDecoder, FrameStatus, decodeSegmentHeader, segmentHeaderBytes } from '../engine/journal/codec.ts';
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { limit: { type: 'string' } } });
+const file = positionals[0];
+const limit = values.limit === undefined ? Number.MAX_SAFE_INTEGER : Number(values.limit);
+if (file === undefined || !Number.isSafeInteger(limit)) {
+  console.error('usage: npm run journal:inspect -- <segment file> [--limit N]');
+  process.exit(2);
+}
+
+const kindNames = Object.fromEntries(Object.entries(CommandKind).map(([name, kind]) => [kind, name]));
+
+function summary(command: Command): string {
+  switch (command.kind) {
+    case CommandKind.placeOrder:
+      return `order=${command.orderId} user=${command.userId} mode=${command.mode} pair=${command.pairId} side=${command.side} type=${command.orderType} tif=${command.timeInForce} price=${command.priceTicks} stop=${command.stopPriceTicks} lots=${command.quantityLots}${command.postOnly ? ' post_only' : ''} stp=${command.selfTradePrevention}${command.clientOrderId ? ` cid=${command.clientOrderId}` : ''}`;
+    case CommandKind.cancelOrder:
+      return `user=${command.userId} mode=${command.mode} order=${command.orderId}${command.clientOrderId ? ` cid=${command.clientOrderId}` : ''}`;
+    case CommandKind.cancelAll:
+      return `user=${command.userId} mode=${command.mode} pair=${command.pairId}`;
+    case CommandKind.amendOrder:
+      return `user=${command.userId} mode=${command.mode} order=${command.orderId} price=${command.priceTicks} lots=${command.quantityLots}`;
+    case CommandKind.deposit:
+    case CommandKind.withdraw:
+      return `user=${command.userId} mode=${command.mode} asset=${command.assetId} atoms=${command.amountAtoms}`;
+    case CommandKind.placeBatch:
+      return `orders=${command.orders.map((order) => order.orderId).join(',')}`;
+    case CommandKind.cancelBatch:
+      return `user=${command.userId} mode=${command.mode} orders=${command.orderIds.join(',')}`;
+  }
+}
+
+const bytes = readFileSync(file);
+const firstSeq = decodeSegmentHeader(bytes, basename(file));
+console.log(`# ${basename(file)}: first seq ${firstSeq}, ${bytes.length} bytes`);
+const decoder = new FrameDecoder(bytes, segmentHeaderBytes);
+let printed = 0;
+for (let command = decoder.next(); command !== null && printed < limit; command = decoder.next(), printed++) {
+  console.log(`${command.seq}\t${command.ts}\t${kindNames[command.kind]}\t${summary(command)}`);
+}
+if (decoder.status !== FrameStatus.ok) {
+  console.log(`# stopped at offset ${decoder.offset}: ${decoder.problem}`);
+  process.exit(1);
+}
