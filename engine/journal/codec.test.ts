@@ -2,8 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { crc32 } from 'node:zlib';
-import { Encoder } from '@msgpack/msgpack';
-import type { Command } from '../core/commands.ts';
+import { Encoder, decode } from '@msgpack/msgpack';
+import type { Command, OrderRequest } from '../core/commands.ts';
 import { noSlot } from '../core/order-store.ts';
 import { Engine } from '../core/engine.ts';
 import { CommandGenerator } from '../core/sim/generator.ts';
@@ -20,6 +20,28 @@ import {
 } from './codec.ts';
 
 const markets = loadMarkets();
+
+/** The positional array of a command, written out independently of the codec. */
+function commandAsArray(command: Command): unknown[] {
+  const order = (o: OrderRequest): unknown[] => [o.orderId, o.userId, o.mode, o.pairId, o.side, o.orderType, o.timeInForce, o.priceTicks, o.stopPriceTicks, o.quantityLots, o.postOnly ? 1 : 0, o.selfTradePrevention, o.clientOrderId];
+  switch (command.kind) {
+    case 1:
+      return [1, command.seq, command.ts, ...order(command)];
+    case 2:
+      return [2, command.seq, command.ts, command.userId, command.mode, command.orderId, command.clientOrderId];
+    case 3:
+      return [3, command.seq, command.ts, command.userId, command.mode, command.pairId];
+    case 4:
+      return [4, command.seq, command.ts, command.userId, command.mode, command.orderId, command.priceTicks, command.quantityLots];
+    case 5:
+    case 6:
+      return [command.kind, command.seq, command.ts, command.userId, command.mode, command.assetId, command.amountAtoms];
+    case 7:
+      return [7, command.seq, command.ts, command.orders.map(order)];
+    case 8:
+      return [8, command.seq, command.ts, command.userId, command.mode, command.orderIds];
+  }
+}
 
 function generated(count: number): Command[] {
   const engine = new Engine({ markets });
@@ -80,6 +102,7 @@ test('lengths are checked before anything is allocated; frames with valid CRC bu
 
   const payload = new Encoder().encode([99, 1, 1]);
   const frame = Buffer.alloc(8 + payload.length);
+  // The frame is written with the library's encoder: this reader reads standard msgpack.
   frame.writeUInt32LE(payload.length, 0);
   frame.writeUInt32LE(crc32(payload), 4);
   frame.set(payload, 8);
@@ -87,6 +110,41 @@ test('lengths are checked before anything is allocated; frames with valid CRC bu
   assert.equal(unknown.next(), null);
   assert.equal(unknown.status, FrameStatus.corrupt);
   assert.match(unknown.problem, /unknown command kind 99/);
+});
+
+test('frames are standard msgpack both ways: the library decodes ours and we decode the library s', () => {
+  const commands = generated(3000);
+  const encoder = new FrameEncoder();
+  const libraryEncoder = new Encoder();
+  const libraryFrames: Buffer[] = [];
+  for (const command of commands) {
+    encoder.append(command);
+    const payload = libraryEncoder.encode(commandAsArray(command));
+    const frame = Buffer.alloc(8 + payload.length);
+    frame.writeUInt32LE(payload.length, 0);
+    frame.writeUInt32LE(crc32(payload), 4);
+    frame.set(payload, 8);
+    libraryFrames.push(frame);
+  }
+  const ours = Buffer.from(encoder.bytes());
+  let offset = 0;
+  for (const command of commands) {
+    const length = ours.readUInt32LE(offset);
+    assert.deepEqual(decode(ours.subarray(offset + 8, offset + 8 + length)), commandAsArray(command));
+    offset += 8 + length;
+  }
+  const decoder = new FrameDecoder(Buffer.concat(libraryFrames));
+  const decoded: Command[] = [];
+  for (let command = decoder.next(); command !== null; command = decoder.next()) decoded.push(command);
+  assert.equal(decoder.status, FrameStatus.ok, decoder.problem);
+  assert.deepEqual(decoded, commands);
+});
+
+test('a command with a number that is not a safe integer cannot be journaled', () => {
+  const encoder = new FrameEncoder();
+  assert.equal(encoder.append({ kind: 2, seq: 1, ts: 1, userId: 1.5, mode: 0, orderId: 3, clientOrderId: '' }), -2);
+  assert.equal(encoder.append({ kind: 5, seq: 1, ts: 1, userId: 1, mode: 0, assetId: 1, amountAtoms: 2 ** 60 }), -2);
+  assert.equal(encoder.length, 0);
 });
 
 test('an oversized command is refused by the encoder, not grown', () => {

@@ -12,8 +12,9 @@
  * Decoding checks lengths and limits before it allocates: a length beyond `frameBytesMax` is refused as
  * corrupt, never read.
  */
-import { crc32 } from 'node:zlib';
-import { Decoder, Encoder } from '@msgpack/msgpack';
+import { JournalFormatError } from './codec-error.ts';
+import { crc32 } from './crc32.ts';
+import { PositionalReader, PositionalWriter } from './msgpack-positional.ts';
 import {
   CommandKind,
   type Command,
@@ -26,6 +27,9 @@ import {
 } from '../core/commands.ts';
 import { defaultLimits } from '../core/limits.ts';
 
+/** Items a journaled batch may carry: the engine refuses more, but the format leaves room. */
+const batchItemsMax = Math.max(defaultLimits.batchOrdersMax, defaultLimits.batchCancelMax) * 4;
+
 export const journalFormatVersion = 1;
 export const segmentMagic = 0x4c4a5054; // "TPJL" read as a little-endian u32
 export const segmentHeaderBytes = 16;
@@ -34,86 +38,172 @@ export const frameHeaderBytes = 8;
 export const frameBytesMax = 16 * 1024;
 const stringCharsMax = 256;
 
-export class JournalFormatError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'JournalFormatError';
-  }
-}
+export { JournalFormatError };
 
 // ---------------------------------------------------------------------------------------------------
 // Commands as positional arrays.
 
-function orderFields(order: OrderRequest): unknown[] {
-  return [
-    order.orderId,
-    order.userId,
-    order.mode,
-    order.pairId,
-    order.side,
-    order.orderType,
-    order.timeInForce,
-    order.priceTicks,
-    order.stopPriceTicks,
-    order.quantityLots,
-    order.postOnly ? 1 : 0,
-    order.selfTradePrevention,
-    order.clientOrderId,
-  ];
+const orderFieldCount = 13;
+
+/** Whether every number of an order is a safe integer: only such commands can be journaled. */
+function orderIsEncodable(order: OrderRequest): boolean {
+  return (
+    Number.isSafeInteger(order.orderId) &&
+    Number.isSafeInteger(order.userId) &&
+    Number.isSafeInteger(order.mode) &&
+    Number.isSafeInteger(order.pairId) &&
+    Number.isSafeInteger(order.side) &&
+    Number.isSafeInteger(order.orderType) &&
+    Number.isSafeInteger(order.timeInForce) &&
+    Number.isSafeInteger(order.priceTicks) &&
+    Number.isSafeInteger(order.stopPriceTicks) &&
+    Number.isSafeInteger(order.quantityLots) &&
+    Number.isSafeInteger(order.selfTradePrevention) &&
+    typeof order.postOnly === 'boolean' &&
+    typeof order.clientOrderId === 'string' &&
+    order.clientOrderId.length <= stringCharsMax
+  );
 }
 
-export function commandToArray(command: Command): unknown[] {
+/** Whether a command fits the journal format (safe integers, short strings, bounded lists). */
+export function commandIsEncodable(command: Command): boolean {
+  if (!Number.isSafeInteger(command.seq) || !Number.isSafeInteger(command.ts)) return false;
   switch (command.kind) {
     case CommandKind.placeOrder:
-      return [command.kind, command.seq, command.ts, ...orderFields(command)];
+      return orderIsEncodable(command);
     case CommandKind.cancelOrder:
-      return [command.kind, command.seq, command.ts, command.userId, command.mode, command.orderId, command.clientOrderId];
+      return (
+        Number.isSafeInteger(command.userId) &&
+        Number.isSafeInteger(command.mode) &&
+        Number.isSafeInteger(command.orderId) &&
+        typeof command.clientOrderId === 'string' &&
+        command.clientOrderId.length <= stringCharsMax
+      );
     case CommandKind.cancelAll:
-      return [command.kind, command.seq, command.ts, command.userId, command.mode, command.pairId];
+      return Number.isSafeInteger(command.userId) && Number.isSafeInteger(command.mode) && Number.isSafeInteger(command.pairId);
     case CommandKind.amendOrder:
-      return [command.kind, command.seq, command.ts, command.userId, command.mode, command.orderId, command.priceTicks, command.quantityLots];
+      return (
+        Number.isSafeInteger(command.userId) &&
+        Number.isSafeInteger(command.mode) &&
+        Number.isSafeInteger(command.orderId) &&
+        Number.isSafeInteger(command.priceTicks) &&
+        Number.isSafeInteger(command.quantityLots)
+      );
     case CommandKind.deposit:
     case CommandKind.withdraw:
-      return [command.kind, command.seq, command.ts, command.userId, command.mode, command.assetId, command.amountAtoms];
+      return (
+        Number.isSafeInteger(command.userId) &&
+        Number.isSafeInteger(command.mode) &&
+        Number.isSafeInteger(command.assetId) &&
+        Number.isSafeInteger(command.amountAtoms)
+      );
     case CommandKind.placeBatch:
-      return [command.kind, command.seq, command.ts, command.orders.map(orderFields)];
+      return Array.isArray(command.orders) && command.orders.length <= batchItemsMax && command.orders.every(orderIsEncodable);
     case CommandKind.cancelBatch:
-      return [command.kind, command.seq, command.ts, command.userId, command.mode, command.orderIds];
+      return (
+        Number.isSafeInteger(command.userId) &&
+        Number.isSafeInteger(command.mode) &&
+        Array.isArray(command.orderIds) &&
+        command.orderIds.length <= batchItemsMax &&
+        command.orderIds.every((id) => Number.isSafeInteger(id))
+      );
+    default:
+      return false;
   }
 }
 
-/** Reads positional fields with type checks; any mismatch is a format error naming the field. */
-class FieldReader {
-  index = 0;
-  constructor(
-    private readonly values: readonly unknown[],
-    private readonly what: string,
-  ) {}
+function writeOrder(writer: PositionalWriter, order: OrderRequest): void {
+  writer.integer(order.orderId);
+  writer.integer(order.userId);
+  writer.integer(order.mode);
+  writer.integer(order.pairId);
+  writer.integer(order.side);
+  writer.integer(order.orderType);
+  writer.integer(order.timeInForce);
+  writer.integer(order.priceTicks);
+  writer.integer(order.stopPriceTicks);
+  writer.integer(order.quantityLots);
+  writer.integer(order.postOnly ? 1 : 0);
+  writer.integer(order.selfTradePrevention);
+  writer.string(order.clientOrderId);
+}
 
-  integer(name: string): number {
-    const value = this.values[this.index++];
-    if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new JournalFormatError(`${this.what}: ${name} is not an integer`);
-    return value;
-  }
-
-  string(name: string): string {
-    const value = this.values[this.index++];
-    if (typeof value !== 'string' || value.length > stringCharsMax) throw new JournalFormatError(`${this.what}: ${name} is not a short string`);
-    return value;
-  }
-
-  array(name: string, lengthMax: number): unknown[] {
-    const value = this.values[this.index++];
-    if (!Array.isArray(value) || value.length > lengthMax) throw new JournalFormatError(`${this.what}: ${name} is not a list of at most ${lengthMax}`);
-    return value;
-  }
-
-  end(): void {
-    if (this.index !== this.values.length) throw new JournalFormatError(`${this.what}: ${this.values.length} fields, expected ${this.index}`);
+/** Writes a command (already checked by commandIsEncodable) as `[kind, seq, ts, ...fields]`. */
+export function writeCommand(writer: PositionalWriter, command: Command): void {
+  switch (command.kind) {
+    case CommandKind.placeOrder:
+      writer.arrayHeader(3 + orderFieldCount);
+      writer.integer(command.kind);
+      writer.integer(command.seq);
+      writer.integer(command.ts);
+      writeOrder(writer, command);
+      return;
+    case CommandKind.cancelOrder:
+      writer.arrayHeader(7);
+      writer.integer(command.kind);
+      writer.integer(command.seq);
+      writer.integer(command.ts);
+      writer.integer(command.userId);
+      writer.integer(command.mode);
+      writer.integer(command.orderId);
+      writer.string(command.clientOrderId);
+      return;
+    case CommandKind.cancelAll:
+      writer.arrayHeader(6);
+      writer.integer(command.kind);
+      writer.integer(command.seq);
+      writer.integer(command.ts);
+      writer.integer(command.userId);
+      writer.integer(command.mode);
+      writer.integer(command.pairId);
+      return;
+    case CommandKind.amendOrder:
+      writer.arrayHeader(8);
+      writer.integer(command.kind);
+      writer.integer(command.seq);
+      writer.integer(command.ts);
+      writer.integer(command.userId);
+      writer.integer(command.mode);
+      writer.integer(command.orderId);
+      writer.integer(command.priceTicks);
+      writer.integer(command.quantityLots);
+      return;
+    case CommandKind.deposit:
+    case CommandKind.withdraw:
+      writer.arrayHeader(7);
+      writer.integer(command.kind);
+      writer.integer(command.seq);
+      writer.integer(command.ts);
+      writer.integer(command.userId);
+      writer.integer(command.mode);
+      writer.integer(command.assetId);
+      writer.integer(command.amountAtoms);
+      return;
+    case CommandKind.placeBatch:
+      writer.arrayHeader(4);
+      writer.integer(command.kind);
+      writer.integer(command.seq);
+      writer.integer(command.ts);
+      writer.arrayHeader(command.orders.length);
+      for (const order of command.orders) {
+        writer.arrayHeader(orderFieldCount);
+        writeOrder(writer, order);
+      }
+      return;
+    case CommandKind.cancelBatch:
+      writer.arrayHeader(6);
+      writer.integer(command.kind);
+      writer.integer(command.seq);
+      writer.integer(command.ts);
+      writer.integer(command.userId);
+      writer.integer(command.mode);
+      writer.arrayHeader(command.orderIds.length);
+      for (const orderId of command.orderIds) writer.integer(orderId);
+      return;
   }
 }
 
-function readOrder(reader: FieldReader): OrderRequest {
+function readOrder(reader: PositionalReader): OrderRequest {
   return {
     orderId: reader.integer('orderId'),
     userId: reader.integer('userId'),
@@ -127,28 +217,55 @@ function readOrder(reader: FieldReader): OrderRequest {
     quantityLots: reader.integer('quantityLots'),
     postOnly: reader.integer('postOnly') === 1,
     selfTradePrevention: reader.integer('selfTradePrevention') as SelfTradePrevention,
-    clientOrderId: reader.string('clientOrderId'),
+    clientOrderId: reader.string('clientOrderId', stringCharsMax),
   };
 }
 
-export function arrayToCommand(value: unknown): Command {
-  if (!Array.isArray(value) || value.length < 3) throw new JournalFormatError('frame: not a command array');
-  const reader = new FieldReader(value, 'frame');
+function expectLength(actual: number, expected: number, what: string): void {
+  if (actual !== expected) throw new JournalFormatError(`frame: ${what} has ${actual} fields, expected ${expected}`);
+}
+
+/** Reads one command from a frame payload; throws JournalFormatError naming what is wrong. */
+export function readCommand(reader: PositionalReader): Command {
+  const length = reader.arrayHeader('command');
+  if (length < 3) throw new JournalFormatError('frame: command array too short');
   const kind = reader.integer('kind');
   const seq = reader.integer('seq');
   const ts = reader.integer('ts');
   let command: Command;
   switch (kind) {
     case CommandKind.placeOrder:
-      command = { kind, seq, ts, ...readOrder(reader) };
+      expectLength(length, 3 + orderFieldCount, 'placeOrder');
+      // Written out field by field: an object spread here costs more than the rest of the decode.
+      command = {
+        kind,
+        seq,
+        ts,
+        orderId: reader.integer('orderId'),
+        userId: reader.integer('userId'),
+        mode: reader.integer('mode') as Mode,
+        pairId: reader.integer('pairId'),
+        side: reader.integer('side') as Side,
+        orderType: reader.integer('orderType') as OrderType,
+        timeInForce: reader.integer('timeInForce') as TimeInForce,
+        priceTicks: reader.integer('priceTicks'),
+        stopPriceTicks: reader.integer('stopPriceTicks'),
+        quantityLots: reader.integer('quantityLots'),
+        postOnly: reader.integer('postOnly') === 1,
+        selfTradePrevention: reader.integer('selfTradePrevention') as SelfTradePrevention,
+        clientOrderId: reader.string('clientOrderId', stringCharsMax),
+      };
       break;
     case CommandKind.cancelOrder:
-      command = { kind, seq, ts, userId: reader.integer('userId'), mode: reader.integer('mode') as Mode, orderId: reader.integer('orderId'), clientOrderId: reader.string('clientOrderId') };
+      expectLength(length, 7, 'cancelOrder');
+      command = { kind, seq, ts, userId: reader.integer('userId'), mode: reader.integer('mode') as Mode, orderId: reader.integer('orderId'), clientOrderId: reader.string('clientOrderId', stringCharsMax) };
       break;
     case CommandKind.cancelAll:
+      expectLength(length, 6, 'cancelAll');
       command = { kind, seq, ts, userId: reader.integer('userId'), mode: reader.integer('mode') as Mode, pairId: reader.integer('pairId') };
       break;
     case CommandKind.amendOrder:
+      expectLength(length, 8, 'amendOrder');
       command = {
         kind,
         seq,
@@ -162,78 +279,98 @@ export function arrayToCommand(value: unknown): Command {
       break;
     case CommandKind.deposit:
     case CommandKind.withdraw:
+      expectLength(length, 7, 'deposit or withdraw');
       command = { kind, seq, ts, userId: reader.integer('userId'), mode: reader.integer('mode') as Mode, assetId: reader.integer('assetId'), amountAtoms: reader.integer('amountAtoms') };
       break;
     case CommandKind.placeBatch: {
-      const rows = reader.array('orders', defaultLimits.batchOrdersMax * 4);
-      const orders = rows.map((row) => {
-        if (!Array.isArray(row)) throw new JournalFormatError('frame: batch order is not an array');
-        const orderReader = new FieldReader(row, 'batch order');
-        const order = readOrder(orderReader);
-        orderReader.end();
-        return order;
-      });
+      expectLength(length, 4, 'placeBatch');
+      const count = reader.arrayHeader('orders');
+      if (count > batchItemsMax) throw new JournalFormatError(`frame: batch of ${count} orders`);
+      const orders: OrderRequest[] = [];
+      for (let index = 0; index < count; index++) {
+        expectLength(reader.arrayHeader('batch order'), orderFieldCount, 'batch order');
+        orders.push(readOrder(reader));
+      }
       command = { kind, seq, ts, orders };
       break;
     }
     case CommandKind.cancelBatch: {
+      expectLength(length, 6, 'cancelBatch');
       const userId = reader.integer('userId');
       const mode = reader.integer('mode') as Mode;
-      const ids = reader.array('orderIds', defaultLimits.batchCancelMax * 4);
-      const orderIds = ids.map((id) => {
-        if (typeof id !== 'number' || !Number.isSafeInteger(id)) throw new JournalFormatError('frame: order id is not an integer');
-        return id;
-      });
+      const count = reader.arrayHeader('orderIds');
+      if (count > batchItemsMax) throw new JournalFormatError(`frame: batch of ${count} order ids`);
+      const orderIds: number[] = [];
+      for (let index = 0; index < count; index++) orderIds.push(reader.integer('orderId'));
       command = { kind, seq, ts, userId, mode, orderIds };
       break;
     }
     default:
       throw new JournalFormatError(`frame: unknown command kind ${kind}`);
   }
-  reader.end();
+  if (!reader.atEnd()) throw new JournalFormatError('frame: bytes after the command');
   return command;
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Frames.
 
-/** Encodes commands into frames appended to a growing byte buffer that is reused batch after batch. */
+/** Encodes commands into frames appended to a byte buffer that is reused batch after batch. */
 export class FrameEncoder {
-  private readonly encoder = new Encoder({ initialBufferSize: 4096 });
-  private buffer: Buffer;
-  length = 0;
+  private readonly writer: PositionalWriter;
   frames = 0;
 
   constructor(initialBytes = 1 << 20) {
-    this.buffer = Buffer.allocUnsafe(initialBytes);
+    this.writer = new PositionalWriter(new Uint8Array(initialBytes));
   }
 
-  /** Appends one command's frame; returns its size in bytes, or -1 if the payload is over the limit. */
+  get length(): number {
+    return this.writer.offset;
+  }
+
+  /**
+   * Appends one command's frame; returns its size in bytes, -1 if the payload is over the limit, or -2
+   * if the command does not fit the format (a number that is not a safe integer, a string too long).
+   */
   append(command: Command): number {
-    const payload = this.encoder.encodeSharedRef(commandToArray(command));
-    if (payload.length > frameBytesMax) return -1;
-    const size = frameHeaderBytes + payload.length;
-    if (this.length + size > this.buffer.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + size));
-      this.buffer.copy(grown, 0, 0, this.length);
-      this.buffer = grown;
+    if (!commandIsEncodable(command)) return -2;
+    const writer = this.writer;
+    const start = writer.offset;
+    writer.ensure(frameHeaderBytes);
+    writer.offset += frameHeaderBytes;
+    writeCommand(writer, command);
+    const length = writer.offset - start - frameHeaderBytes;
+    if (length > frameBytesMax) {
+      writer.offset = start;
+      return -1;
     }
-    const at = this.length;
-    this.buffer.writeUInt32LE(payload.length, at);
-    this.buffer.writeUInt32LE(crc32(payload), at + 4);
-    this.buffer.set(payload, at + frameHeaderBytes);
-    this.length += size;
+    const bytes = writer.bytes;
+    const checksum = crc32(bytes, start + frameHeaderBytes, writer.offset);
+    bytes[start] = length & 0xff;
+    bytes[start + 1] = (length >>> 8) & 0xff;
+    bytes[start + 2] = (length >>> 16) & 0xff;
+    bytes[start + 3] = length >>> 24;
+    bytes[start + 4] = checksum & 0xff;
+    bytes[start + 5] = (checksum >>> 8) & 0xff;
+    bytes[start + 6] = (checksum >>> 16) & 0xff;
+    bytes[start + 7] = checksum >>> 24;
     this.frames++;
-    return size;
+    return length + frameHeaderBytes;
+  }
+
+  /** Forgets the frames after byte `length` (a command the engine refused after it was encoded). */
+  truncate(length: number, frames: number): void {
+    this.writer.offset = length;
+    this.frames = frames;
   }
 
   /** The encoded frames so far (a view: valid until the next append or reset). */
-  bytes(): Buffer {
-    return this.buffer.subarray(0, this.length);
+  bytes(): Uint8Array {
+    return this.writer.bytes.subarray(0, this.writer.offset);
   }
 
   reset(): void {
-    this.length = 0;
+    this.writer.offset = 0;
     this.frames = 0;
   }
 }
@@ -243,13 +380,6 @@ export type FrameStatus = (typeof FrameStatus)[keyof typeof FrameStatus];
 
 /** Reads frames one by one out of a byte range; `status` says why reading stopped. */
 export class FrameDecoder {
-  private readonly decoder = new Decoder({
-    maxStrLength: stringCharsMax * 4,
-    maxBinLength: 0,
-    maxArrayLength: 512,
-    maxMapLength: 0,
-    maxExtLength: 0,
-  });
   offset = 0;
   status: FrameStatus = FrameStatus.ok;
   problem = '';
@@ -271,12 +401,11 @@ export class FrameDecoder {
     if (length <= 0 || length > frameBytesMax) return this.stop(FrameStatus.corrupt, `frame length ${length >>> 0} outside 1..${frameBytesMax}`);
     const end = at + frameHeaderBytes + length;
     if (end > bytes.length) return this.stop(FrameStatus.incomplete, 'torn frame payload');
-    const payload = bytes.subarray(at + frameHeaderBytes, end);
     this.badFrameEnd = end;
-    if (crc32(payload) !== expectedCrc) return this.stop(FrameStatus.corrupt, 'CRC mismatch');
+    if (crc32(bytes, at + frameHeaderBytes, end) !== expectedCrc) return this.stop(FrameStatus.corrupt, 'CRC mismatch');
     let command: Command;
     try {
-      command = arrayToCommand(this.decoder.decode(payload));
+      command = readCommand(new PositionalReader(bytes, at + frameHeaderBytes, end));
     } catch (error) {
       return this.stop(FrameStatus.corrupt, error instanceof Error ? error.message : String(error));
     }

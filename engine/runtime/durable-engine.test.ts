@@ -213,9 +213,9 @@ test('limits: an oversized command and a full batch are refused, not grown', asy
     const answers = await Promise.allSettled([1, 2, 3, 4, 5].map(() => durable.submit(deposit())));
     assert.equal(answers.filter((answer) => answer.status === 'fulfilled').length, 3);
     assert.ok(answers.slice(3).every((answer) => answer.status === 'rejected' && answer.reason instanceof SequencerBusyError));
-    const orders = Array.from({ length: 10 }, (_, index) => ({
+    const orders = Array.from({ length: 40 }, (_, index) => ({
       orderId: index + 1, userId: 1, mode: 0 as const, pairId: 1, side: 0 as const, orderType: 0 as const, timeInForce: 0 as const,
-      priceTicks: 1, stopPriceTicks: 0, quantityLots: 1, postOnly: false, selfTradePrevention: 0 as const, clientOrderId: 'é'.repeat(2000),
+      priceTicks: 1, stopPriceTicks: 0, quantityLots: 1, postOnly: false, selfTradePrevention: 0 as const, clientOrderId: 'é'.repeat(256),
     }));
     const big = await durable.submit({ kind: 7, seq: 0, ts: 0, orders });
     assert.equal(big.result, Result.commandTooLarge);

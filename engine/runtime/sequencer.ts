@@ -124,9 +124,12 @@ export class Sequencer implements EventSink {
     const seq = this.lastSeq + 1;
     command.seq = seq;
     command.ts = this.options.clock();
-    const mark = batch.encoder.length;
-    if (batch.encoder.append(command) < 0) {
-      return Promise.resolve({ result: Result.commandTooLarge, seq: 0, ts: command.ts, events: [], batchResults: [] });
+    const markBytes = batch.encoder.length;
+    const markFrames = batch.encoder.frames;
+    const size = batch.encoder.append(command);
+    if (size < 0) {
+      const result = size === -1 ? Result.commandTooLarge : Result.invalidCommand;
+      return Promise.resolve({ result, seq: 0, ts: command.ts, events: [], batchResults: [] });
     }
     const events: EngineEvent[] = [];
     this.current = events;
@@ -141,8 +144,7 @@ export class Sequencer implements EventSink {
     };
     if (result !== Result.ok) {
       // Refused: nothing changed, so nothing is journaled and the answer needs no disk.
-      batch.encoder.length = mark;
-      batch.encoder.frames--;
+      batch.encoder.truncate(markBytes, markFrames);
       submission.seq = 0;
       return Promise.resolve(submission);
     }
