@@ -19,7 +19,7 @@ import { stateHash } from '../core/state-hash.ts';
 import { readJournal } from '../journal/reader.ts';
 import { SegmentWriter, defaultSegmentBytesMax, listSegments, type SyncMode } from '../journal/segments.ts';
 import { encodeSnapshot, loadNewestSnapshot, pruneSnapshots, writeSnapshotFile } from '../journal/snapshot-file.ts';
-import { Sequencer, type DurableBatch, type Submission } from './sequencer.ts';
+import { Sequencer, type DurableBatch, type OutcomeCallback, type Submission } from './sequencer.ts';
 
 export interface DurableEngineOptions {
   readonly dataDir: string;
@@ -125,6 +125,10 @@ export class DurableEngine {
 
   submit(command: Command): Promise<Submission> {
     return this.sequencer.submit(command);
+  }
+
+  enqueue(command: Command, done: OutcomeCallback, token?: unknown): void {
+    this.sequencer.enqueue(command, done, token);
   }
 
   private afterDurable(durableSeq: number): void {

@@ -1,23 +1,28 @@
 /**
  * The sequencer: the single entry for every state-changing command.
  *
- * `submit` stamps the next seq and the runtime clock's time on a command, encodes its journal frame into
- * the batch being filled, applies it to the engine at once, and returns a promise that resolves only
- * once the batch holding the frame is written and fdatasync'd; the batch's events are released to
- * `onDurable` at the same moment (no output before the journal). While one batch is being synced the
- * next one fills (group commit, pipelined): the disk sees one write and one sync per batch, however many
- * commands it holds.
+ * `enqueue` stamps the next seq and the runtime clock's time on a command, encodes its journal frame into
+ * the batch being filled, applies it to the engine at once (its events go onto the batch's event tape),
+ * and calls back only once the batch holding the frame is written and fdatasync'd; the batch's events are
+ * released to `onDurable` at the same moment (no output before the journal). While one batch is being
+ * synced the next one fills (group commit, pipelined): the disk sees one write and one sync per batch,
+ * however many commands it holds.
  *
  * A command the engine refuses changed nothing, so it takes no seq, writes no frame and is answered at
  * once. Batches are bounded in commands and bytes: when the filling batch is full the command is refused
  * with SequencerBusyError (the shell answers 503) rather than growing memory without bound.
+ *
+ * Nothing per command is allocated here beyond what the caller passes: the answer is a reused `Outcome`
+ * valid during the callback, whose events are read off the tape. `submit` wraps this in a promise with
+ * copied events, for callers that prefer that and do not need the speed.
  */
-import type { Command } from '../core/commands.ts';
+import { CommandKind, type Command } from '../core/commands.ts';
 import type { Engine } from '../core/engine.ts';
-import { copyEvent, type EngineEvent, type EventSink } from '../core/events.ts';
+import { copyEvent, type EngineEvent } from '../core/events.ts';
 import { Result, type ResultCode } from '../core/results.ts';
 import { FrameEncoder } from '../journal/codec.ts';
 import type { SegmentWriter } from '../journal/segments.ts';
+import { EventTape, TapeReader, type EventVisitor } from './event-tape.ts';
 
 export class SequencerBusyError extends Error {
   constructor() {
@@ -33,20 +38,50 @@ export class SequencerClosedError extends Error {
   }
 }
 
+/** The answer to one command; reused, valid only during the callback. */
+export class Outcome {
+  result: ResultCode = Result.ok;
+  /** The command's seq, or 0 when it was refused and not journaled. */
+  seq = 0;
+  ts = 0;
+  /** What the caller passed to `enqueue`, to find its request again without a closure. */
+  token: unknown = undefined;
+  /** Per-item results of a batch command (empty otherwise). */
+  batchResults: readonly ResultCode[] = noResults;
+  /** Set when the command could not be run at all (busy, closed, journal failure); `result` is then meaningless. */
+  error: Error | null = null;
+  tape: EventTape | null = null;
+  eventsStart = 0;
+  eventsEnd = 0;
+  private readonly reader: TapeReader;
+
+  constructor(reader: TapeReader) {
+    this.reader = reader;
+  }
+
+  /** Visits the command's events in order (reused objects: copy what you keep). */
+  forEachEvent(visit: EventVisitor): void {
+    if (this.tape !== null) this.reader.read(this.tape, this.eventsStart, this.eventsEnd, visit);
+  }
+}
+
+export type OutcomeCallback = (outcome: Outcome) => void;
+
+/** The answer of `submit`: a plain object with copied events, safe to keep. */
 export interface Submission {
   result: ResultCode;
-  /** The command's seq, or 0 when it was refused and not journaled. */
   seq: number;
   ts: number;
   events: EngineEvent[];
-  /** Per-item results of a batch command. */
   batchResults: ResultCode[];
 }
 
+/** A durable batch, handed to `onDurable`: its commands' events, readable during the call. */
 export interface DurableBatch {
-  firstSeq: number;
-  lastSeq: number;
-  submissions: Submission[];
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  /** Visits every event of the batch with the seq and ts of the command that made it. */
+  forEachEvent(visit: (event: EngineEvent, seq: number, ts: number) => void): void;
 }
 
 export interface SequencerOptions {
@@ -58,7 +93,7 @@ export interface SequencerOptions {
   readonly lastSeq: number;
   readonly batchCommandsMax?: number;
   readonly batchBytesMax?: number;
-  /** Called with each batch once it is durable, before the submitters' promises resolve. */
+  /** Called with each batch once it is durable, before the submitters are answered. */
   readonly onDurable?: (batch: DurableBatch) => void;
   /** Called after each durable batch with the durable seq: the place to take snapshots. */
   readonly afterDurable?: (durableSeq: number) => void;
@@ -67,37 +102,65 @@ export interface SequencerOptions {
 /** Commands per batch: enough for about 10 ms at a million commands per second (bench:journal). */
 export const defaultBatchCommandsMax = 16_384;
 export const defaultBatchBytesMax = 8 * 1024 * 1024;
+const noResults: readonly ResultCode[] = [];
 
-class Batch {
+class Batch implements DurableBatch {
   readonly encoder = new FrameEncoder(1 << 20);
+  readonly tape = new EventTape();
   firstSeq = 0;
   lastSeq = 0;
-  readonly submissions: Submission[] = [];
-  readonly resolvers: Array<(submission: Submission) => void> = [];
-  readonly rejecters: Array<(error: Error) => void> = [];
+  count = 0;
+  readonly callbacks: OutcomeCallback[] = [];
+  readonly tokens: unknown[] = [];
+  readonly timestamps: number[] = [];
+  readonly eventEnds: number[] = [];
+  /** Per-item results of batch commands, by index in this batch (sparse use: batches are rare). */
+  readonly batchResults = new Map<number, ResultCode[]>();
+
+  constructor(private readonly reader: TapeReader) {}
 
   reset(): void {
     this.encoder.reset();
+    this.tape.reset();
     this.firstSeq = 0;
     this.lastSeq = 0;
-    this.submissions.length = 0;
-    this.resolvers.length = 0;
-    this.rejecters.length = 0;
+    this.count = 0;
+    this.callbacks.length = 0;
+    this.tokens.length = 0;
+    this.timestamps.length = 0;
+    this.eventEnds.length = 0;
+    this.batchResults.clear();
+  }
+
+  forEachEvent(visit: (event: EngineEvent, seq: number, ts: number) => void): void {
+    let start = 0;
+    for (let index = 0; index < this.count; index++) {
+      const end = this.eventEnds[index]!;
+      const seq = this.firstSeq + index;
+      const ts = this.timestamps[index]!;
+      this.reader.read(this.tape, start, end, (event) => visit(event, seq, ts));
+      start = end;
+    }
   }
 }
 
-export class Sequencer implements EventSink {
+export class Sequencer {
   lastSeq: number;
   /** Seq of the last command known to be on disk. */
   durableSeq: number;
-  private filling = new Batch();
-  private spare = new Batch();
+  private readonly reader = new TapeReader();
+  private filling: Batch;
+  private spare: Batch;
   private flushing: Batch | null = null;
   private flushScheduled = false;
   private failure: Error | null = null;
   private closing = false;
-  private current: EngineEvent[] = [];
   private drainWaiters: Array<() => void> = [];
+  private readonly refusalTape = new EventTape();
+  /** Answers given from the durable callback, and answers given at once: two objects, so that a command
+   * submitted from inside a durable callback and refused at once does not overwrite the outer answer. */
+  private readonly outcome: Outcome;
+  private readonly immediate: Outcome;
   private readonly batchCommandsMax: number;
   private readonly batchBytesMax: number;
 
@@ -106,20 +169,22 @@ export class Sequencer implements EventSink {
     this.durableSeq = options.lastSeq;
     this.batchCommandsMax = options.batchCommandsMax ?? defaultBatchCommandsMax;
     this.batchBytesMax = options.batchBytesMax ?? defaultBatchBytesMax;
-    options.engine.sink = this;
+    this.filling = new Batch(this.reader);
+    this.spare = new Batch(this.reader);
+    this.outcome = new Outcome(this.reader);
+    this.immediate = new Outcome(this.reader);
   }
 
-  /** EventSink: events of the command being applied. */
-  onEvent(event: EngineEvent): void {
-    this.current.push(copyEvent(event));
-  }
-
-  submit(command: Command): Promise<Submission> {
-    if (this.failure !== null) return Promise.reject(new SequencerClosedError(this.failure.message));
-    if (this.closing) return Promise.reject(new SequencerClosedError('shutting down'));
+  /**
+   * Runs a command and calls `done` once it is durable (or at once when refused or not runnable). The
+   * callback must not submit synchronously into a full batch expecting success; it may submit more.
+   */
+  enqueue(command: Command, done: OutcomeCallback, token?: unknown): void {
+    if (this.failure !== null) return this.answerError(done, token, new SequencerClosedError(this.failure.message));
+    if (this.closing) return this.answerError(done, token, new SequencerClosedError('shutting down'));
     const batch = this.filling;
-    if (batch.encoder.frames >= this.batchCommandsMax || batch.encoder.length >= this.batchBytesMax) {
-      return Promise.reject(new SequencerBusyError());
+    if (batch.count >= this.batchCommandsMax || batch.encoder.length >= this.batchBytesMax) {
+      return this.answerError(done, token, new SequencerBusyError());
     }
     const seq = this.lastSeq + 1;
     command.seq = seq;
@@ -127,37 +192,70 @@ export class Sequencer implements EventSink {
     const markBytes = batch.encoder.length;
     const markFrames = batch.encoder.frames;
     const size = batch.encoder.append(command);
-    if (size < 0) {
-      const result = size === -1 ? Result.commandTooLarge : Result.invalidCommand;
-      return Promise.resolve({ result, seq: 0, ts: command.ts, events: [], batchResults: [] });
-    }
-    const events: EngineEvent[] = [];
-    this.current = events;
-    const result = this.options.engine.apply(command);
-    this.current = [];
-    const submission: Submission = {
-      result,
-      seq,
-      ts: command.ts,
-      events,
-      batchResults: command.kind === 7 || command.kind === 8 ? [...this.options.engine.batchResults] : [],
-    };
+    if (size < 0) return this.answerRefusal(done, token, command, size === -1 ? Result.commandTooLarge : Result.invalidCommand, null);
+    const engine = this.options.engine;
+    const tapeMark = batch.tape.length;
+    engine.sink = batch.tape;
+    const result = engine.apply(command);
     if (result !== Result.ok) {
       // Refused: nothing changed, so nothing is journaled and the answer needs no disk.
       batch.encoder.truncate(markBytes, markFrames);
-      submission.seq = 0;
-      return Promise.resolve(submission);
+      const refusal = this.refusalTape;
+      refusal.reset();
+      this.reader.read(batch.tape, tapeMark, batch.tape.length, (event) => refusal.onEvent(event));
+      batch.tape.length = tapeMark;
+      return this.answerRefusal(done, token, command, result, refusal);
     }
     this.lastSeq = seq;
-    if (batch.firstSeq === 0) batch.firstSeq = seq;
+    if (batch.count === 0) batch.firstSeq = seq;
     batch.lastSeq = seq;
-    batch.submissions.push(submission);
-    const promise = new Promise<Submission>((resolve, reject) => {
-      batch.resolvers.push(resolve);
-      batch.rejecters.push(reject);
-    });
+    if (command.kind === CommandKind.placeBatch || command.kind === CommandKind.cancelBatch) {
+      batch.batchResults.set(batch.count, [...engine.batchResults]);
+    }
+    batch.callbacks.push(done);
+    batch.tokens.push(token);
+    batch.timestamps.push(command.ts);
+    batch.eventEnds.push(batch.tape.length);
+    batch.count++;
     this.scheduleFlush();
-    return promise;
+  }
+
+  /** Promise form of `enqueue`: resolves with a copy of the outcome; rejects when the command could not run. */
+  submit(command: Command): Promise<Submission> {
+    return new Promise((resolve, reject) => {
+      this.enqueue(command, (outcome) => {
+        if (outcome.error !== null) return reject(outcome.error);
+        const events: EngineEvent[] = [];
+        outcome.forEachEvent((event) => events.push(copyEvent(event)));
+        resolve({ result: outcome.result, seq: outcome.seq, ts: outcome.ts, events, batchResults: [...outcome.batchResults] });
+      });
+    });
+  }
+
+  private answerError(done: OutcomeCallback, token: unknown, error: Error): void {
+    const outcome = this.immediate;
+    outcome.result = Result.invalidCommand;
+    outcome.seq = 0;
+    outcome.ts = 0;
+    outcome.token = token;
+    outcome.batchResults = noResults;
+    outcome.error = error;
+    outcome.tape = null;
+    done(outcome);
+  }
+
+  private answerRefusal(done: OutcomeCallback, token: unknown, command: Command, result: ResultCode, tape: EventTape | null): void {
+    const outcome = this.immediate;
+    outcome.result = result;
+    outcome.seq = 0;
+    outcome.ts = command.ts;
+    outcome.token = token;
+    outcome.batchResults = noResults;
+    outcome.error = null;
+    outcome.tape = tape;
+    outcome.eventsStart = 0;
+    outcome.eventsEnd = tape === null ? 0 : tape.length;
+    done(outcome);
   }
 
   private scheduleFlush(): void {
@@ -173,7 +271,7 @@ export class Sequencer implements EventSink {
   private flush(): void {
     if (this.flushing !== null || this.failure !== null) return;
     const batch = this.filling;
-    if (batch.encoder.frames === 0) {
+    if (batch.count === 0) {
       this.notifyDrained();
       return;
     }
@@ -187,32 +285,53 @@ export class Sequencer implements EventSink {
     if (error !== null) {
       // A failed write or sync leaves durability unknown: stop taking commands (the process should exit).
       this.failure = error;
-      for (const reject of batch.rejecters) reject(new SequencerClosedError(error.message));
-      for (const reject of this.filling.rejecters) reject(new SequencerClosedError(error.message));
-      this.filling.reset();
+      this.failAll(batch, error);
+      this.failAll(this.filling, error);
       this.notifyDrained();
       return;
     }
     this.durableSeq = batch.lastSeq;
-    this.options.onDurable?.({ firstSeq: batch.firstSeq, lastSeq: batch.lastSeq, submissions: batch.submissions });
-    for (let index = 0; index < batch.resolvers.length; index++) batch.resolvers[index]!(batch.submissions[index]!);
+    this.options.onDurable?.(batch);
+    const outcome = this.outcome;
+    let start = 0;
+    for (let index = 0; index < batch.count; index++) {
+      const end = batch.eventEnds[index]!;
+      outcome.result = Result.ok;
+      outcome.seq = batch.firstSeq + index;
+      outcome.ts = batch.timestamps[index]!;
+      outcome.token = batch.tokens[index];
+      outcome.batchResults = batch.batchResults.get(index) ?? noResults;
+      outcome.error = null;
+      outcome.tape = batch.tape;
+      outcome.eventsStart = start;
+      outcome.eventsEnd = end;
+      batch.callbacks[index]!(outcome);
+      start = end;
+    }
     batch.reset();
     this.spare = batch;
     this.options.afterDurable?.(this.durableSeq);
-    if (this.filling.encoder.frames > 0) this.flush();
+    if (this.filling.count > 0) this.flush();
     else this.notifyDrained();
   }
 
+  private failAll(batch: Batch, error: Error): void {
+    const callbacks = batch.callbacks.slice();
+    const tokens = batch.tokens.slice();
+    batch.reset();
+    for (let index = 0; index < callbacks.length; index++) this.answerError(callbacks[index]!, tokens[index], new SequencerClosedError(error.message));
+  }
+
   private notifyDrained(): void {
-    if (this.flushing !== null || this.filling.encoder.frames > 0) return;
+    if (this.flushing !== null || this.filling.count > 0) return;
     const waiters = this.drainWaiters;
     this.drainWaiters = [];
     for (const waiter of waiters) waiter();
   }
 
-  /** Resolves when every command submitted so far is durable. */
+  /** Resolves when every command accepted so far is durable. */
   drain(): Promise<void> {
-    if (this.flushing === null && this.filling.encoder.frames === 0) return Promise.resolve();
+    if (this.flushing === null && this.filling.count === 0) return Promise.resolve();
     return new Promise((resolve) => {
       this.drainWaiters.push(resolve);
       this.scheduleFlush();

@@ -1,0 +1,229 @@
+/**
+ * Journal benchmark: durable throughput with group commit, acknowledgement latency at a constant offered
+ * rate, replay speed from disk, snapshot write and load times and memory for 1 M resting orders.
+ *
+ *   npm run bench:journal [-- --json] [-- --sync none]
+ *
+ * Streams are the exchange-core style mix of bench/streams.ts (ETH/USDC, 10 k resting orders), generated
+ * before timing. The journal lives in a temporary directory on the same disk as the system's tmp; the
+ * figures depend on that disk's fdatasync latency, so they are printed with it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Command } from '../engine/core/commands.ts';
+import { Engine } from '../engine/core/engine.ts';
+import { Result } from '../engine/core/results.ts';
+import { stateHash } from '../engine/core/state-hash.ts';
+import { readJournal } from '../engine/journal/reader.ts';
+import type { SyncMode } from '../engine/journal/segments.ts';
+import { encodeSnapshot, loadSnapshotFile, writeSnapshotFile } from '../engine/journal/snapshot-file.ts';
+import { DurableEngine } from '../engine/runtime/durable-engine.ts';
+import { loadMarkets } from '../engine/runtime/markets.ts';
+import { SequencerBusyError, type Outcome } from '../engine/runtime/sequencer.ts';
+import { createBenchEngine, exchangeCoreMix } from './streams.ts';
+
+const { values } = parseArgs({
+  options: {
+    json: { type: 'boolean', default: false },
+    sync: { type: 'string', default: 'sync' },
+    commands: { type: 'string', default: '2000000' },
+  },
+});
+const syncMode = values.sync as SyncMode;
+if (syncMode !== 'sync' && syncMode !== 'none') throw new Error('--sync must be sync or none');
+const commandCount = Number(values.commands);
+const markets = loadMarkets();
+const engineLimits = { openOrdersPerAccountMax: 1_000_000, ordersMax: 8_000_000, bookOrdersMax: 4_000_000 };
+const gc = (globalThis as { gc?: () => void }).gc;
+
+function log(line: string): void {
+  if (!values.json) console.log(line);
+  else console.error(line);
+}
+
+function nowNs(): number {
+  return Number(process.hrtime.bigint());
+}
+
+function tick(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function percentile(sorted: Float64Array, fraction: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
+}
+
+function openDurable(dataDir: string): DurableEngine {
+  return DurableEngine.open({
+    dataDir,
+    engine: { markets, limits: engineLimits },
+    syncMode,
+    snapshotEveryCommands: Number.MAX_SAFE_INTEGER,
+    snapshotEveryMs: Number.MAX_SAFE_INTEGER,
+  });
+}
+
+/**
+ * Submits commands as fast as the sequencer takes them, a batch's worth per turn of the event loop so the
+ * journal's callbacks can run; resolves when every one is answered.
+ */
+async function submitAll(durable: DurableEngine, commands: readonly Command[]): Promise<{ busy: number; refused: number }> {
+  let busy = 0;
+  let refused = 0;
+  let answered = 0;
+  let index = 0;
+  const retry: Command[] = [];
+  let finished: () => void = () => {};
+  const done = new Promise<void>((resolve) => (finished = resolve));
+  const onOutcome = (outcome: Outcome): void => {
+    if (outcome.error !== null) {
+      if (!(outcome.error instanceof SequencerBusyError)) throw outcome.error;
+      busy++;
+      retry.push(outcome.token as Command);
+      return;
+    }
+    if (outcome.seq === 0) refused++;
+    if (++answered === commands.length) finished();
+  };
+  const pump = (): void => {
+    for (let sent = 0; sent < 8192 && (retry.length > 0 || index < commands.length); sent++) {
+      const command = retry.length > 0 ? retry.pop()! : commands[index++]!;
+      durable.enqueue(command, onOutcome, command);
+    }
+    if (index < commands.length || retry.length > 0) setImmediate(pump);
+  };
+  if (commands.length === 0) return { busy, refused };
+  pump();
+  await done;
+  return { busy, refused };
+}
+
+async function durableThroughput(): Promise<{ cmdsPerS: number; dataDir: string; hash: string; journaled: number }> {
+  const scenario = exchangeCoreMix({ markets, seed: 41, resting: 10_000, commands: commandCount });
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-journal-'));
+  const durable = openDurable(dataDir);
+  await submitAll(durable, scenario.setup);
+  const started = nowNs();
+  const { busy, refused } = await submitAll(durable, scenario.stream);
+  const seconds = (nowNs() - started) / 1e9;
+  const hash = stateHash(durable.engine);
+  const journaled = durable.sequencer.lastSeq;
+  if (hash !== scenario.expectedHash) throw new Error('the durable run did not reach the oracle state');
+  await durable.sequencer.close();
+  const cmdsPerS = scenario.stream.length / seconds;
+  log(`durable (${syncMode}): ${scenario.stream.length} commands in ${seconds.toFixed(2)} s = ${Math.round(cmdsPerS)} cmds/s ` + `(${refused} refused and answered at once, ${busy} busy retries; ${journaled} journaled in all)`);
+  return { cmdsPerS, dataDir, hash, journaled };
+}
+
+async function ackLatency(): Promise<{ p50Us: number; p99Us: number; offered: number }> {
+  const offeredPerS = 100_000;
+  const seconds = 3;
+  const count = offeredPerS * seconds;
+  const scenario = exchangeCoreMix({ markets, seed: 43, resting: 10_000, commands: count, skipHash: true });
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-ack-'));
+  try {
+    const durable = openDurable(dataDir);
+    await submitAll(durable, scenario.setup);
+    const latencies = new Float64Array(count);
+    let answered = 0;
+    const intervalNs = 1e9 / offeredPerS;
+    const started = nowNs();
+    const onOutcome = (outcome: Outcome): void => {
+      const at = outcome.token as number;
+      latencies[at] = outcome.error === null ? nowNs() - (started + at * intervalNs) : Number.POSITIVE_INFINITY;
+      answered++;
+    };
+    let sent = 0;
+    while (sent < count) {
+      const due = Math.min(count, Math.floor((nowNs() - started) / intervalNs) + 1);
+      for (; sent < due; sent++) durable.enqueue(scenario.stream[sent]!, onOutcome, sent);
+      await tick();
+    }
+    while (answered < count) await tick();
+    await durable.sequencer.close();
+    latencies.sort();
+    const p50Us = percentile(latencies, 0.5) / 1000;
+    const p99Us = percentile(latencies, 0.99) / 1000;
+    log(`ack latency at ${offeredPerS} cmds/s offered (${syncMode}): p50 ${p50Us.toFixed(0)} us, p99 ${p99Us.toFixed(0)} us, max ${(latencies[count - 1]! / 1000).toFixed(0)} us`);
+    return { p50Us, p99Us, offered: offeredPerS };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function replay(dataDir: string, hash: string, journaled: number): number {
+  // Twice: the first run warms the code up; the second is reported.
+  let cmdsPerS = 0;
+  for (let run = 0; run < 2; run++) {
+    const engine = createBenchEngine(markets);
+    const started = nowNs();
+    const summary = readJournal(join(dataDir, 'journal'), (command) => {
+      if (engine.apply(command) !== Result.ok) throw new Error(`replay refused seq ${command.seq}`);
+    });
+    const seconds = (nowNs() - started) / 1e9;
+    if (summary.commands !== journaled || stateHash(engine) !== hash) throw new Error('replay did not reach the live state');
+    cmdsPerS = summary.commands / seconds;
+    if (run === 1) log(`replay from disk: ${summary.commands} commands (${(summary.bytes / 1048576).toFixed(0)} MiB) in ${seconds.toFixed(2)} s = ${Math.round(cmdsPerS)} cmds/s`);
+  }
+  return cmdsPerS;
+}
+
+function snapshots(): { writeS: number; loadS: number; heapBytes: number; arrayBufferBytes: number } {
+  gc?.();
+  const before = process.memoryUsage();
+  let scenario: ReturnType<typeof exchangeCoreMix> | null = exchangeCoreMix({ markets, seed: 47, resting: 1_000_000, commands: 1, skipHash: true });
+  let engine: Engine | null = createBenchEngine(markets);
+  for (const command of scenario.setup) engine.apply(command);
+  const resting = engine.contexts[0]!.book.orderCount;
+  scenario = null;
+  const dir = mkdtempSync(join(tmpdir(), 'bench-snapshot-'));
+  try {
+    let started = nowNs();
+    const { bytes, stateHash: hash } = encodeSnapshot(engine, 1);
+    const path = writeSnapshotFile(dir, 1, bytes);
+    const writeS = (nowNs() - started) / 1e9;
+    engine = null;
+    gc?.();
+    started = nowNs();
+    const loaded = createBenchEngine(markets);
+    const result = loadSnapshotFile(path, loaded);
+    const loadS = (nowNs() - started) / 1e9;
+    if (result.stateHash !== hash) throw new Error('snapshot did not load to the same state');
+    gc?.();
+    const after = process.memoryUsage();
+    const heapBytes = after.heapUsed - before.heapUsed;
+    const arrayBufferBytes = after.arrayBuffers - before.arrayBuffers;
+    log(
+      `snapshot of ${resting} resting orders: ${(bytes.length / 1048576).toFixed(0)} MiB, write ${writeS.toFixed(2)} s, load ${loadS.toFixed(2)} s; ` +
+        `memory of the loaded engine: ${(heapBytes / 1048576).toFixed(0)} MiB JS heap + ${(arrayBufferBytes / 1048576).toFixed(0)} MiB typed arrays` +
+        (gc === undefined ? ' (run with --expose-gc for exact figures)' : ''),
+    );
+    if (loaded.contexts[0]!.book.orderCount !== resting) throw new Error('lost orders');
+    return { writeS, loadS, heapBytes, arrayBufferBytes };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+log(`node ${process.version}, journal sync mode ${syncMode}, tmp ${tmpdir()}; figures from one run`);
+const durable = await durableThroughput();
+const replayCmdsPerS = replay(durable.dataDir, durable.hash, durable.journaled);
+rmSync(durable.dataDir, { recursive: true, force: true });
+const ack = await ackLatency();
+const snapshot = snapshots();
+const figures = {
+  durable_cmds_per_s: Math.round(durable.cmdsPerS),
+  ack_p50_us: Math.round(ack.p50Us),
+  ack_p99_us: Math.round(ack.p99Us),
+  replay_cmds_per_s: Math.round(replayCmdsPerS),
+  snapshot_write_s: Number(snapshot.writeS.toFixed(3)),
+  snapshot_load_s: Number(snapshot.loadS.toFixed(3)),
+  heap_bytes_1m: snapshot.heapBytes + snapshot.arrayBufferBytes,
+  js_heap_bytes_1m: snapshot.heapBytes,
+  typed_array_bytes_1m: snapshot.arrayBufferBytes,
+  sync_mode: syncMode,
+};
+if (values.json) console.log(JSON.stringify(figures));
