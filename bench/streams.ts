@@ -1,0 +1,504 @@
+/**
+ * Deterministic command streams for bench/engine.ts, built before any timing starts.
+ *
+ * Every stream is generated against a scratch engine used as an oracle: each generated command is applied
+ * to it at once, and a sink that follows its events keeps the set of live orders, so that cancels and
+ * amends name orders that really are live when the command runs. The timed run then applies the very same
+ * arrays to a fresh engine prepared the same way; because the engine is deterministic, it does exactly the
+ * work the oracle did, which the benchmark checks (same result codes, same state hash).
+ *
+ * Everything trades on one pair (ETH/USDC, id 1) in live mode, with self-trade prevention off so that the
+ * same stream means the same thing to the peer book, which has no accounts.
+ */
+import { Engine } from '../engine/core/engine.ts';
+import {
+  CommandKind,
+  OrderType,
+  SelfTradePrevention,
+  TimeInForce,
+  type CancelOrder,
+  type Command,
+  type Deposit,
+  type PlaceOrder,
+  type AmendOrder,
+  type Side,
+} from '../engine/core/commands.ts';
+import { EventKind, type EngineEvent, type EventSink } from '../engine/core/events.ts';
+import { noPrice } from '../engine/core/book/book.ts';
+import { Prng } from '../engine/core/sim/generator.ts';
+import { stateHash } from '../engine/core/state-hash.ts';
+import type { ResultCode } from '../engine/core/results.ts';
+import type { Markets } from '../engine/core/units.ts';
+
+/** ETH/USDC: tick 0.01 USDC, lot 0.0001 ETH. */
+export const benchPairId = 1;
+/** 3 000.00 USDC, the price every stream is centred on. */
+export const midTicks = 300_000;
+/** Resting orders sit within this many ticks of the mid (2 000 ticks = 20 USDC either side). */
+export const bandTicks = 2_000;
+/**
+ * How far past the mid an amended price may go. A bid may be moved up to a few ticks above the mid (and an
+ * ask as far below it), so that amends near the top of the book sometimes cross and trade.
+ */
+const crossTicks = 3;
+export const userCount = 100;
+/** 10 million USDC (6 decimals) per user; 100 users stay far below the safe-integer total. */
+const quoteDepositAtoms = 10_000_000_000_000;
+/** 3 000 ETH (8 decimals) per user: enough base for thousands of resting sells each. */
+const baseDepositAtoms = 300_000_000_000;
+const quoteAssetId = 1;
+const baseAssetId = 2;
+const lotsMax = 100;
+const startTs = 1_767_225_600_000;
+
+/**
+ * An engine as the benchmark uses it. Per-account open orders are raised because a million resting
+ * orders over a hundred users is ten thousand each, with random spread; the other defaults already fit.
+ */
+export function createBenchEngine(markets: Markets, sink?: EventSink): Engine {
+  return new Engine({
+    markets,
+    ...(sink === undefined ? {} : { sink }),
+    limits: { openOrdersPerAccountMax: 1_000_000, ordersMax: 8_000_000, bookOrdersMax: 4_000_000 },
+  });
+}
+
+/** Stamps commands with consecutive sequence numbers and mints increasing order ids. */
+class Stamper {
+  seq = 0;
+  nextOrderId = 1;
+
+  place(userId: number, side: Side, timeInForce: TimeInForce, priceTicks: number, quantityLots: number): PlaceOrder {
+    const seq = ++this.seq;
+    // One literal shape for every placement, so the engine's property loads stay monomorphic.
+    return {
+      kind: CommandKind.placeOrder,
+      seq,
+      ts: startTs + seq,
+      orderId: this.nextOrderId++,
+      userId,
+      mode: 0,
+      pairId: benchPairId,
+      side,
+      orderType: OrderType.limit,
+      timeInForce,
+      priceTicks,
+      stopPriceTicks: 0,
+      quantityLots,
+      postOnly: false,
+      selfTradePrevention: SelfTradePrevention.none,
+      clientOrderId: '',
+    };
+  }
+
+  cancel(userId: number, orderId: number): CancelOrder {
+    const seq = ++this.seq;
+    return { kind: CommandKind.cancelOrder, seq, ts: startTs + seq, userId, mode: 0, orderId, clientOrderId: '' };
+  }
+
+  amend(userId: number, orderId: number, priceTicks: number, quantityLots: number): AmendOrder {
+    const seq = ++this.seq;
+    return { kind: CommandKind.amendOrder, seq, ts: startTs + seq, userId, mode: 0, orderId, priceTicks, quantityLots };
+  }
+
+  deposit(userId: number, assetId: number, amountAtoms: number): Deposit {
+    const seq = ++this.seq;
+    return { kind: CommandKind.deposit, seq, ts: startTs + seq, userId, mode: 0, assetId, amountAtoms };
+  }
+}
+
+/**
+ * Follows the oracle's events to know which orders rest, at what price and with how many lots left.
+ * Owner, side and total quantity are registered by the generator when it places the order, because the
+ * events that end or rest an order do not all carry them.
+ */
+class LiveOrders implements EventSink {
+  count = 0;
+  trades = 0;
+  private ids: Int32Array;
+  /** Position in `ids` by order id; -1 when not live. */
+  private position: Int32Array;
+  readonly user: Int32Array;
+  readonly side: Uint8Array;
+  readonly price: Int32Array;
+  readonly remaining: Int32Array;
+  readonly total: Int32Array;
+
+  constructor(idCapacity: number) {
+    this.ids = new Int32Array(idCapacity);
+    this.position = new Int32Array(idCapacity).fill(-1);
+    this.user = new Int32Array(idCapacity);
+    this.side = new Uint8Array(idCapacity);
+    this.price = new Int32Array(idCapacity);
+    this.remaining = new Int32Array(idCapacity);
+    this.total = new Int32Array(idCapacity);
+  }
+
+  register(command: PlaceOrder): void {
+    this.user[command.orderId] = command.userId;
+    this.side[command.orderId] = command.side;
+    this.total[command.orderId] = command.quantityLots;
+  }
+
+  isLive(orderId: number): boolean {
+    return this.position[orderId]! >= 0;
+  }
+
+  /** A uniformly chosen live order id; the caller checks that `count` is not zero. */
+  pick(random: Prng): number {
+    return this.ids[Math.floor(random.next() * this.count)]!;
+  }
+
+  onEvent(event: EngineEvent): void {
+    switch (event.kind) {
+      case EventKind.orderRested:
+        this.add(event.orderId);
+        this.price[event.orderId] = event.priceTicks;
+        this.remaining[event.orderId] = event.remainingLots;
+        break;
+      case EventKind.tradeExecuted:
+        this.trades++;
+        if (event.makerRemainingLots === 0) this.remove(event.makerOrderId);
+        else this.remaining[event.makerOrderId] = event.makerRemainingLots;
+        // Only an amended order can be live while it takes; a new taker becomes live when it rests.
+        if (this.isLive(event.takerOrderId)) {
+          if (event.takerRemainingLots === 0) this.remove(event.takerOrderId);
+          else this.remaining[event.takerOrderId] = event.takerRemainingLots;
+        }
+        break;
+      case EventKind.orderAmended:
+        this.price[event.orderId] = event.priceTicks;
+        this.total[event.orderId] = event.quantityLots;
+        this.remaining[event.orderId] = event.remainingLots;
+        break;
+      case EventKind.orderCancelled:
+      case EventKind.orderExpired:
+        this.remove(event.orderId);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private add(orderId: number): void {
+    if (this.position[orderId]! >= 0) return;
+    this.position[orderId] = this.count;
+    this.ids[this.count++] = orderId;
+  }
+
+  private remove(orderId: number): void {
+    const at = this.position[orderId]!;
+    if (at < 0) return;
+    // Swap the last live id into the hole, so picking stays uniform and removal O(1).
+    const last = this.ids[--this.count]!;
+    this.ids[at] = last;
+    this.position[last] = at;
+    this.position[orderId] = -1;
+  }
+}
+
+/** What each generated command was meant to be, for the report (what it did is in the result codes). */
+export interface MixCounts {
+  gtc: number;
+  crossingGtc: number;
+  ioc: number;
+  cancel: number;
+  amendPrice: number;
+  amendReduce: number;
+  amendIncrease: number;
+}
+
+/** The peer book's translation of a simple-mix command: a limit placement or a cancel. */
+export interface PeerOps {
+  /** 0 limit, 1 cancel, per command. */
+  readonly kinds: Uint8Array;
+  /** Limit orders as plain fields (the benchmark turns them into the peer's option objects). */
+  readonly ids: string[];
+  readonly sides: Uint8Array;
+  readonly prices: Float64Array;
+  readonly sizes: Float64Array;
+}
+
+export interface Scenario {
+  readonly name: string;
+  readonly restingTarget: number;
+  /** Deposits and the pre-loaded resting orders: applied untimed to prepare an engine. */
+  readonly setup: Command[];
+  /** The timed commands. */
+  readonly stream: Command[];
+  /** The oracle's result for each stream command; the timed run must give the same. */
+  readonly expected: Uint16Array;
+  /** State hash of the oracle after setup and stream. */
+  readonly expectedHash: string;
+  readonly restingAfterSetup: number;
+  readonly restingAfterStream: number;
+  /** Trades the stream made in the oracle. */
+  readonly trades: number;
+  readonly mix: MixCounts;
+  /** Set for the simple mix: the same setup orders and stream for the peer book. */
+  readonly peerSetup?: PeerOps;
+  readonly peerStream?: PeerOps;
+}
+
+export interface StreamOptions {
+  readonly markets: Markets;
+  readonly seed: number;
+  readonly resting: number;
+  readonly commands: number;
+  /** Skip the final state hash (warm-up streams do not need it). */
+  readonly skipHash?: boolean;
+}
+
+/** Distance from the mid of a passive order: skewed towards the top of the book, as real depth is. */
+function passiveDistance(random: Prng): number {
+  const u = random.next();
+  return 1 + Math.floor((bandTicks - 1) * u * u);
+}
+
+function passivePrice(random: Prng, side: Side): number {
+  const distance = passiveDistance(random);
+  return side === 0 ? midTicks - distance : midTicks + distance;
+}
+
+/** Applies a command to the oracle and stores its result; refusals are kept, the stream is data. */
+function applyToOracle(oracle: Engine, command: Command, expected: Uint16Array, index: number): ResultCode {
+  const result = oracle.apply(command);
+  expected[index] = result;
+  return result;
+}
+
+/** Deposits for every user and `resting` passive orders spread around the mid (none of them crosses). */
+function buildSetup(stamper: Stamper, random: Prng, resting: number): { setup: Command[]; preload: PlaceOrder[] } {
+  const setup: Command[] = [];
+  for (let userId = 1; userId <= userCount; userId++) {
+    setup.push(stamper.deposit(userId, quoteAssetId, quoteDepositAtoms));
+    setup.push(stamper.deposit(userId, baseAssetId, baseDepositAtoms));
+  }
+  const preload: PlaceOrder[] = [];
+  for (let index = 0; index < resting; index++) {
+    const side: Side = random.chance(0.5) ? 0 : 1;
+    const order = stamper.place(random.int(1, userCount), side, TimeInForce.gtc, passivePrice(random, side), random.int(1, lotsMax));
+    setup.push(order);
+    preload.push(order);
+  }
+  return { setup, preload };
+}
+
+function prepareOracle(markets: Markets, setup: readonly Command[], live: LiveOrders): Engine {
+  const oracle = createBenchEngine(markets, live);
+  for (const command of setup) {
+    if (command.kind === CommandKind.placeOrder) live.register(command);
+    const result = oracle.apply(command);
+    if (result !== 0) throw new Error(`setup command ${command.seq} refused with ${result}`);
+  }
+  return oracle;
+}
+
+function emptyMix(): MixCounts {
+  return { gtc: 0, crossingGtc: 0, ioc: 0, cancel: 0, amendPrice: 0, amendReduce: 0, amendIncrease: 0 };
+}
+
+/** The target band: place instead of cancel below it, cancel instead of place above it. */
+function band(target: number): { low: number; high: number } {
+  const slack = Math.max(2, Math.round(target * 0.01));
+  return { low: target - slack, high: target + slack };
+}
+
+/** A crossing limit price: at or a little through the best opposite price (the mid if that side is empty). */
+function crossingPrice(oracle: Engine, random: Prng, side: Side): number {
+  const book = oracle.contexts[0]!.book;
+  const best = book.bestPrice(side === 0 ? 1 : 0);
+  const through = random.int(0, 2);
+  if (best === noPrice) return side === 0 ? midTicks + through : midTicks - through;
+  return side === 0 ? best + through : best - through;
+}
+
+/** A price move of a few ticks that keeps the order inside its side's band (see `crossTicks`). */
+function movedPrice(random: Prng, side: Side, priceTicks: number): number {
+  const step = random.int(1, 4);
+  const low = side === 0 ? midTicks - bandTicks : midTicks - crossTicks;
+  const high = side === 0 ? midTicks + crossTicks : midTicks + bandTicks;
+  let moved = random.chance(0.5) ? priceTicks + step : priceTicks - step;
+  // Out of the band: move towards its middle instead (also brings back an order that rested outside it).
+  if (moved < low || moved > high) moved = priceTicks > (low + high) / 2 ? priceTicks - step : priceTicks + step;
+  return moved;
+}
+
+function assertPairZero(markets: Markets): void {
+  // The oracle's book is read as `contexts[0]`: pair 1 must be the first pair, in live mode.
+  const pair = markets.pairById(benchPairId);
+  if (pair === undefined || pair.index !== 0) throw new Error('bench expects pair 1 at index 0');
+}
+
+/**
+ * The exchange-core style mix: about 9 % GTC limits (a tenth of them priced through the touch), 3 % IOC
+ * limits through the touch, 6 % cancels and 82 % amends of live orders: nine in ten move the price by 1-4
+ * ticks, the rest reduce the quantity (keeping priority) or raise it. Near the target resting count, a
+ * placement becomes a cancel when the book is above the band and a cancel becomes a placement below it.
+ */
+export function exchangeCoreMix(options: StreamOptions): Scenario {
+  assertPairZero(options.markets);
+  const random = new Prng(options.seed);
+  const stamper = new Stamper();
+  const { setup } = buildSetup(stamper, random, options.resting);
+  const live = new LiveOrders(options.resting + options.commands + 1);
+  const oracle = prepareOracle(options.markets, setup, live);
+  const restingAfterSetup = oracle.contexts[0]!.book.orderCount;
+  const { low, high } = band(options.resting);
+  const stream: Command[] = new Array<Command>(options.commands);
+  const expected = new Uint16Array(options.commands);
+  const mix = emptyMix();
+  const tradesBefore = live.trades;
+
+  for (let index = 0; index < options.commands; index++) {
+    const roll = random.next();
+    let kind = roll < 0.09 ? 0 : roll < 0.12 ? 1 : roll < 0.18 ? 2 : 3;
+    if (kind === 0 && live.count > high) kind = 2;
+    else if (kind === 2 && live.count < low) kind = 0;
+    if (live.count === 0 && kind >= 2) kind = 0;
+
+    let command: Command;
+    if (kind === 0) {
+      const side: Side = random.chance(0.5) ? 0 : 1;
+      const crossing = random.chance(0.1);
+      const price = crossing ? crossingPrice(oracle, random, side) : passivePrice(random, side);
+      if (crossing) mix.crossingGtc++;
+      else mix.gtc++;
+      const place = stamper.place(random.int(1, userCount), side, TimeInForce.gtc, price, random.int(1, lotsMax));
+      live.register(place);
+      command = place;
+    } else if (kind === 1) {
+      const side: Side = random.chance(0.5) ? 0 : 1;
+      const place = stamper.place(random.int(1, userCount), side, TimeInForce.ioc, crossingPrice(oracle, random, side), random.int(1, lotsMax));
+      live.register(place);
+      mix.ioc++;
+      command = place;
+    } else if (kind === 2) {
+      const orderId = live.pick(random);
+      mix.cancel++;
+      command = stamper.cancel(live.user[orderId]!, orderId);
+    } else {
+      const orderId = live.pick(random);
+      const userId = live.user[orderId]!;
+      const remaining = live.remaining[orderId]!;
+      const total = live.total[orderId]!;
+      const roll2 = random.next();
+      if (roll2 < 0.9) {
+        mix.amendPrice++;
+        command = stamper.amend(userId, orderId, movedPrice(random, live.side[orderId] as Side, live.price[orderId]!), 0);
+      } else if (roll2 < 0.95 && remaining >= 2) {
+        // The new quantity is the total including the filled part; half of what is left goes.
+        mix.amendReduce++;
+        command = stamper.amend(userId, orderId, 0, total - Math.floor(remaining / 2));
+      } else {
+        mix.amendIncrease++;
+        command = stamper.amend(userId, orderId, 0, total + random.int(1, 10));
+      }
+    }
+    stream[index] = command;
+    applyToOracle(oracle, command, expected, index);
+  }
+
+  return {
+    name: 'exchange-core mix',
+    restingTarget: options.resting,
+    setup,
+    stream,
+    expected,
+    expectedHash: options.skipHash === true ? '' : stateHash(oracle),
+    restingAfterSetup,
+    restingAfterStream: oracle.contexts[0]!.book.orderCount,
+    trades: live.trades - tradesBefore,
+    mix,
+  };
+}
+
+function newPeerOps(count: number): PeerOps {
+  return {
+    kinds: new Uint8Array(count),
+    ids: new Array<string>(count).fill(''),
+    sides: new Uint8Array(count),
+    prices: new Float64Array(count),
+    sizes: new Float64Array(count),
+  };
+}
+
+/** Translates one command for the peer: ids as strings, prices in ticks, sizes in lots. */
+function translate(ops: PeerOps, index: number, command: Command): void {
+  if (command.kind === CommandKind.placeOrder) {
+    ops.kinds[index] = 0;
+    ops.ids[index] = String(command.orderId);
+    ops.sides[index] = command.side;
+    ops.prices[index] = command.priceTicks;
+    ops.sizes[index] = command.quantityLots;
+  } else if (command.kind === CommandKind.cancelOrder) {
+    ops.kinds[index] = 1;
+    ops.ids[index] = String(command.orderId);
+  } else {
+    throw new Error(`the peer has no translation for command kind ${command.kind}`);
+  }
+}
+
+/**
+ * The simple mix: 50 % passive GTC limits, 30 % cancels of live orders and 20 % GTC limits priced at or
+ * through the best opposite price (they trade, and rest what is left). The same band rule as above keeps
+ * the resting count near the target. Only placements and cancels, so the peer book can run it too.
+ */
+export function simpleMix(options: StreamOptions): Scenario {
+  assertPairZero(options.markets);
+  const random = new Prng(options.seed);
+  const stamper = new Stamper();
+  const { setup, preload } = buildSetup(stamper, random, options.resting);
+  const live = new LiveOrders(options.resting + options.commands + 1);
+  const oracle = prepareOracle(options.markets, setup, live);
+  const restingAfterSetup = oracle.contexts[0]!.book.orderCount;
+  const { low, high } = band(options.resting);
+  const stream: Command[] = new Array<Command>(options.commands);
+  const expected = new Uint16Array(options.commands);
+  const mix = emptyMix();
+  const tradesBefore = live.trades;
+  const peerSetup = newPeerOps(preload.length);
+  for (let index = 0; index < preload.length; index++) translate(peerSetup, index, preload[index]!);
+  const peerStream = newPeerOps(options.commands);
+
+  for (let index = 0; index < options.commands; index++) {
+    const roll = random.next();
+    let kind = roll < 0.5 ? 0 : roll < 0.8 ? 1 : 2;
+    if (kind === 0 && live.count > high) kind = 1;
+    else if (kind === 1 && live.count < low) kind = 0;
+    if (live.count === 0 && kind === 1) kind = 0;
+
+    let command: Command;
+    if (kind === 1) {
+      const orderId = live.pick(random);
+      mix.cancel++;
+      command = stamper.cancel(live.user[orderId]!, orderId);
+    } else {
+      const side: Side = random.chance(0.5) ? 0 : 1;
+      const price = kind === 0 ? passivePrice(random, side) : crossingPrice(oracle, random, side);
+      if (kind === 0) mix.gtc++;
+      else mix.crossingGtc++;
+      const place = stamper.place(random.int(1, userCount), side, TimeInForce.gtc, price, random.int(1, lotsMax));
+      live.register(place);
+      command = place;
+    }
+    stream[index] = command;
+    translate(peerStream, index, command);
+    applyToOracle(oracle, command, expected, index);
+  }
+
+  return {
+    name: 'simple mix',
+    restingTarget: options.resting,
+    setup,
+    stream,
+    expected,
+    expectedHash: options.skipHash === true ? '' : stateHash(oracle),
+    restingAfterSetup,
+    restingAfterStream: oracle.contexts[0]!.book.orderCount,
+    trades: live.trades - tradesBefore,
+    mix,
+    peerSetup,
+    peerStream,
+  };
+}
