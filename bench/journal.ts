@@ -29,6 +29,7 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
     sync: { type: 'string', default: 'sync' },
     commands: { type: 'string', default: '2000000' },
+    only: { type: 'string', default: 'durable,ack,snapshot' },
   },
 });
 const syncMode = values.sync as SyncMode;
@@ -171,59 +172,84 @@ function replay(dataDir: string, hash: string, journaled: number): number {
   return cmdsPerS;
 }
 
-function snapshots(): { writeS: number; loadS: number; heapBytes: number; arrayBufferBytes: number } {
-  gc?.();
-  const before = process.memoryUsage();
-  let scenario: ReturnType<typeof exchangeCoreMix> | null = exchangeCoreMix({ markets, seed: 47, resting: 1_000_000, commands: 1, skipHash: true });
-  let engine: Engine | null = createBenchEngine(markets);
+/** Builds an engine holding `resting` orders from the benchmark's setup commands. */
+function engineWithResting(resting: number): Engine {
+  const scenario = exchangeCoreMix({ markets, seed: 47, resting, commands: 1, skipHash: true });
+  const engine = createBenchEngine(markets);
   for (const command of scenario.setup) engine.apply(command);
+  return engine;
+}
+
+/** Writes the snapshot of a 1 M-order engine; returns its path, hash, size and the seconds it took. */
+function writeLargeSnapshot(dir: string): { path: string; hash: string; bytes: number; resting: number; seconds: number } {
+  const engine = engineWithResting(1_000_000);
   const resting = engine.contexts[0]!.book.orderCount;
-  scenario = null;
+  const started = nowNs();
+  const encoded = encodeSnapshot(engine, 1);
+  const path = writeSnapshotFile(dir, 1, encoded.bytes);
+  return { path, hash: encoded.stateHash, bytes: encoded.bytes.length, resting, seconds: (nowNs() - started) / 1e9 };
+}
+
+/** Full collections until array buffers freed by the sweeper are really gone, so memory figures settle. */
+async function settle(): Promise<void> {
+  for (let round = 0; round < 3; round++) {
+    gc?.();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function snapshots(): Promise<{ writeS: number; loadS: number; heapBytes: number; arrayBufferBytes: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-snapshot-'));
   try {
-    let started = nowNs();
-    const { bytes, stateHash: hash } = encodeSnapshot(engine, 1);
-    const path = writeSnapshotFile(dir, 1, bytes);
-    const writeS = (nowNs() - started) / 1e9;
-    engine = null;
-    gc?.();
-    started = nowNs();
+    const written = writeLargeSnapshot(dir);
+    // Memory is measured around the loaded engine alone: everything used to build the snapshot is garbage now.
+    await settle();
+    const before = process.memoryUsage();
+    const started = nowNs();
     const loaded = createBenchEngine(markets);
-    const result = loadSnapshotFile(path, loaded);
+    const result = loadSnapshotFile(written.path, loaded);
     const loadS = (nowNs() - started) / 1e9;
-    if (result.stateHash !== hash) throw new Error('snapshot did not load to the same state');
-    gc?.();
+    if (result.stateHash !== written.hash || loaded.contexts[0]!.book.orderCount !== written.resting) {
+      throw new Error('snapshot did not load to the same state');
+    }
+    await settle();
     const after = process.memoryUsage();
     const heapBytes = after.heapUsed - before.heapUsed;
     const arrayBufferBytes = after.arrayBuffers - before.arrayBuffers;
     log(
-      `snapshot of ${resting} resting orders: ${(bytes.length / 1048576).toFixed(0)} MiB, write ${writeS.toFixed(2)} s, load ${loadS.toFixed(2)} s; ` +
-        `memory of the loaded engine: ${(heapBytes / 1048576).toFixed(0)} MiB JS heap + ${(arrayBufferBytes / 1048576).toFixed(0)} MiB typed arrays` +
+      `snapshot of ${written.resting} resting orders: ${(written.bytes / 1048576).toFixed(0)} MiB, write ${written.seconds.toFixed(2)} s, ` +
+        `load ${loadS.toFixed(2)} s; memory of the loaded engine: ${(heapBytes / 1048576).toFixed(0)} MiB JS heap + ` +
+        `${(arrayBufferBytes / 1048576).toFixed(0)} MiB typed arrays` +
         (gc === undefined ? ' (run with --expose-gc for exact figures)' : ''),
     );
-    if (loaded.contexts[0]!.book.orderCount !== resting) throw new Error('lost orders');
-    return { writeS, loadS, heapBytes, arrayBufferBytes };
+    // The loaded engine must still be reachable when memory is read.
+    if (loaded.orders.liveCount !== written.resting) throw new Error('lost orders');
+    return { writeS: written.seconds, loadS, heapBytes, arrayBufferBytes };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+const stages = new Set(values.only.split(','));
 log(`node ${process.version}, journal sync mode ${syncMode}, tmp ${tmpdir()}; figures from one run`);
-const durable = await durableThroughput();
-const replayCmdsPerS = replay(durable.dataDir, durable.hash, durable.journaled);
-rmSync(durable.dataDir, { recursive: true, force: true });
-const ack = await ackLatency();
-const snapshot = snapshots();
-const figures = {
-  durable_cmds_per_s: Math.round(durable.cmdsPerS),
-  ack_p50_us: Math.round(ack.p50Us),
-  ack_p99_us: Math.round(ack.p99Us),
-  replay_cmds_per_s: Math.round(replayCmdsPerS),
-  snapshot_write_s: Number(snapshot.writeS.toFixed(3)),
-  snapshot_load_s: Number(snapshot.loadS.toFixed(3)),
-  heap_bytes_1m: snapshot.heapBytes + snapshot.arrayBufferBytes,
-  js_heap_bytes_1m: snapshot.heapBytes,
-  typed_array_bytes_1m: snapshot.arrayBufferBytes,
-  sync_mode: syncMode,
-};
+const figures: Record<string, number | string> = { sync_mode: syncMode };
+if (stages.has('durable')) {
+  const durable = await durableThroughput();
+  figures['durable_cmds_per_s'] = Math.round(durable.cmdsPerS);
+  figures['replay_cmds_per_s'] = Math.round(replay(durable.dataDir, durable.hash, durable.journaled));
+  rmSync(durable.dataDir, { recursive: true, force: true });
+}
+if (stages.has('ack')) {
+  const ack = await ackLatency();
+  figures['ack_p50_us'] = Math.round(ack.p50Us);
+  figures['ack_p99_us'] = Math.round(ack.p99Us);
+}
+if (stages.has('snapshot')) {
+  const snapshot = await snapshots();
+  figures['snapshot_write_s'] = Number(snapshot.writeS.toFixed(3));
+  figures['snapshot_load_s'] = Number(snapshot.loadS.toFixed(3));
+  figures['heap_bytes_1m'] = snapshot.heapBytes + snapshot.arrayBufferBytes;
+  figures['js_heap_bytes_1m'] = snapshot.heapBytes;
+  figures['typed_array_bytes_1m'] = snapshot.arrayBufferBytes;
+}
 if (values.json) console.log(JSON.stringify(figures));
