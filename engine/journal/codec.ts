@@ -386,8 +386,11 @@ export class FrameDecoder {
   /** Where the frame that stopped decoding would end, when its length could be read; else -1. */
   badFrameEnd = -1;
 
+  private readonly reader: PositionalReader;
+
   constructor(private readonly bytes: Uint8Array, start = 0) {
     this.offset = start;
+    this.reader = new PositionalReader(bytes, start, start);
   }
 
   /** The next command, or null at the end of the bytes (status ok), at a torn frame or at a bad one. */
@@ -405,7 +408,8 @@ export class FrameDecoder {
     if (crc32(bytes, at + frameHeaderBytes, end) !== expectedCrc) return this.stop(FrameStatus.corrupt, 'CRC mismatch');
     let command: Command;
     try {
-      command = readCommand(new PositionalReader(bytes, at + frameHeaderBytes, end));
+      this.reader.reset(at + frameHeaderBytes, end);
+      command = readCommand(this.reader);
     } catch (error) {
       return this.stop(FrameStatus.corrupt, error instanceof Error ? error.message : String(error));
     }

@@ -131,7 +131,7 @@ export class PositionalReader {
   constructor(
     private readonly bytes: Uint8Array,
     start: number,
-    private readonly end: number,
+    private end: number,
   ) {
     this.offset = start;
   }
@@ -221,6 +221,12 @@ export class PositionalReader {
     }
     if (text.length > charsMax) throw new JournalFormatError(`frame: ${what} is too long`);
     return text;
+  }
+
+  /** Points the reader at another byte range of the same array. */
+  reset(start: number, end: number): void {
+    this.offset = start;
+    this.end = end;
   }
 
   atEnd(): boolean {

@@ -17,6 +17,7 @@ import { SelfTradePrevention as Stp } from '../commands.ts';
 import { Result, type ResultCode } from '../results.ts';
 import { assert } from '../assert.ts';
 import { grownFloat64, grownInt32, grownUint8 } from '../typed-arrays.ts';
+import { IntMap, missing } from '../int-map.ts';
 import { noPrice, type Book, type BookFactory, type BookLevel, type MatchHandler, type OrderVisitor } from './book.ts';
 
 const nil = -1;
@@ -97,7 +98,8 @@ class SortedLevels {
   empty = 0;
   prices = new Float64Array(64);
   levels = new Int32Array(64);
-  readonly byPrice = new Map<number, number>();
+  /** Price → level, for every level in the sorted array (empty ones included). */
+  readonly byPrice = new IntMap(64);
 
   constructor(readonly isBid: boolean) {}
 
@@ -177,7 +179,7 @@ export class FastBook implements Book {
   canRest(side: Side, priceTicks: number): ResultCode {
     const sorted = this.sideLevels(side);
     const level = sorted.byPrice.get(priceTicks);
-    if (level !== undefined && this.pool.orders[level]! > 0) return Result.ok;
+    if (level !== missing && this.pool.orders[level]! > 0) return Result.ok;
     return sorted.length - sorted.empty >= this.levelsPerSideMax ? Result.tooManyPriceLevels : Result.ok;
   }
 
@@ -185,7 +187,7 @@ export class FastBook implements Book {
     const sorted = this.sideLevels(side);
     const pool = this.pool;
     let level = sorted.byPrice.get(priceTicks);
-    if (level === undefined) {
+    if (level === missing) {
       level = pool.allocate(side, priceTicks);
       sorted.insert(sorted.insertionIndex(priceTicks), priceTicks, level);
     } else if (pool.orders[level] === 0) {
