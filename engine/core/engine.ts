@@ -541,8 +541,9 @@ export class Engine implements MatchHandler {
       this.finishExpired(slot, ExpireReason.market);
     } else if (timeInForce !== TimeInForce.gtc) {
       this.finishExpired(slot, timeInForce === TimeInForce.fok ? ExpireReason.fillOrKill : ExpireReason.immediateOrCancel);
-    } else if (book.orderCount >= this.limits.bookOrdersMax || book.canRest(side, limitPriceTicks) !== Result.ok) {
-      // Only a triggered stop-limit can get here: it was accepted while pending, and the book filled up since.
+    } else if (orderType === OrderType.stopLimit && (book.orderCount >= this.limits.bookOrdersMax || book.canRest(side, limitPriceTicks) !== Result.ok)) {
+      // Limits and amends were checked for room before they changed anything; a stop-limit was accepted
+      // while pending, and the book may have filled up since.
       this.finishExpired(slot, ExpireReason.immediateOrCancel);
     } else {
       const remainingLots = wantedLots - filledLots;
@@ -844,13 +845,17 @@ export class Engine implements MatchHandler {
 
   /** The slot of a live order owned by (user, mode), by id or client order id; `noSlot` otherwise. */
   private ownedSlot(userId: number, mode: Mode, orderId: number, clientOrderId: string): number {
+    if (orderId !== 0) {
+      // By id: one lookup, then the owner is read off the order rather than looked up.
+      const slot = this.slotOf(orderId);
+      if (slot === noSlot) return noSlot;
+      const account = this.orders.account[slot]!;
+      return this.ledger.userOf(account) === userId && this.ledger.modeOf(account) === mode ? slot : noSlot;
+    }
+    if (clientOrderId === '') return noSlot;
     const account = this.ledger.find(userId, mode);
     if (account === noAccount) return noSlot;
-    let slot: number = noSlot;
-    if (orderId !== 0) slot = this.slotOf(orderId);
-    else if (clientOrderId !== '') slot = this.slotByClientOrderId.get(clientKey(account, clientOrderId)) ?? noSlot;
-    if (slot === noSlot || this.orders.account[slot] !== account) return noSlot;
-    return slot;
+    return this.slotByClientOrderId.get(clientKey(account, clientOrderId)) ?? noSlot;
   }
 
   // -------------------------------------------------------------------------------------------------
