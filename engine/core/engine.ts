@@ -110,7 +110,7 @@ export class Engine implements MatchHandler {
   readonly batchResults: ResultCode[] = [];
 
   private readonly books: BookFactory;
-  private readonly slotByOrderId = new IntMap(1 << 16);
+  private readonly slotByOrderId = new IntMap(1024);
   private readonly slotByClientOrderId = new Map<string, number>();
   private accountHead = new Int32Array(64).fill(noSlot);
   private accountTail = new Int32Array(64).fill(noSlot);
