@@ -752,28 +752,18 @@ export class Engine implements MatchHandler {
   }
 
   private finishCancelled(slot: number, reason: CancelReason): void {
-    const store = this.orders;
-    const context = this.contexts[store.context[slot]!]!;
-    const releasedAtoms = this.releaseHold(slot);
-    const event = this.cancelled;
-    event.orderId = store.orderId[slot]!;
-    event.userId = this.ledger.userOf(store.account[slot]!);
-    event.pairId = context.pair.id;
-    event.mode = context.mode;
-    event.reason = reason;
-    event.filledLots = store.filledLots[slot]!;
-    event.remainingLots = store.quantityLots[slot]! - event.filledLots;
-    event.filledNotionalAtoms = store.filledNotionalAtoms[slot]!;
-    event.releasedAtoms = releasedAtoms;
-    this.sink.onEvent(event);
-    this.forget(slot);
+    this.finishEnded(slot, this.cancelled, reason);
   }
 
   private finishExpired(slot: number, reason: ExpireReason): void {
+    this.finishEnded(slot, this.expired, reason);
+  }
+
+  /** Ends an order before it filled: releases its hold, reports how far it got, and forgets it. */
+  private finishEnded(slot: number, event: OrderCancelled | OrderExpired, reason: CancelReason | ExpireReason): void {
     const store = this.orders;
     const context = this.contexts[store.context[slot]!]!;
     const releasedAtoms = this.releaseHold(slot);
-    const event = this.expired;
     event.orderId = store.orderId[slot]!;
     event.userId = this.ledger.userOf(store.account[slot]!);
     event.pairId = context.pair.id;

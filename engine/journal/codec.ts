@@ -128,40 +128,36 @@ function writeOrder(writer: PositionalWriter, order: OrderRequest): void {
   writer.string(order.clientOrderId);
 }
 
+/** The array header and the three leading fields every command shares. */
+function writeHead(writer: PositionalWriter, fieldCount: number, command: Command): void {
+  writer.arrayHeader(fieldCount);
+  writer.integer(command.kind);
+  writer.integer(command.seq);
+  writer.integer(command.ts);
+}
+
 /** Writes a command (already checked by commandIsEncodable) as `[kind, seq, ts, ...fields]`. */
 export function writeCommand(writer: PositionalWriter, command: Command): void {
   switch (command.kind) {
     case CommandKind.placeOrder:
-      writer.arrayHeader(3 + orderFieldCount);
-      writer.integer(command.kind);
-      writer.integer(command.seq);
-      writer.integer(command.ts);
+      writeHead(writer, 3 + orderFieldCount, command);
       writeOrder(writer, command);
       return;
     case CommandKind.cancelOrder:
-      writer.arrayHeader(7);
-      writer.integer(command.kind);
-      writer.integer(command.seq);
-      writer.integer(command.ts);
+      writeHead(writer, 7, command);
       writer.integer(command.userId);
       writer.integer(command.mode);
       writer.integer(command.orderId);
       writer.string(command.clientOrderId);
       return;
     case CommandKind.cancelAll:
-      writer.arrayHeader(6);
-      writer.integer(command.kind);
-      writer.integer(command.seq);
-      writer.integer(command.ts);
+      writeHead(writer, 6, command);
       writer.integer(command.userId);
       writer.integer(command.mode);
       writer.integer(command.pairId);
       return;
     case CommandKind.amendOrder:
-      writer.arrayHeader(8);
-      writer.integer(command.kind);
-      writer.integer(command.seq);
-      writer.integer(command.ts);
+      writeHead(writer, 8, command);
       writer.integer(command.userId);
       writer.integer(command.mode);
       writer.integer(command.orderId);
@@ -170,20 +166,14 @@ export function writeCommand(writer: PositionalWriter, command: Command): void {
       return;
     case CommandKind.deposit:
     case CommandKind.withdraw:
-      writer.arrayHeader(7);
-      writer.integer(command.kind);
-      writer.integer(command.seq);
-      writer.integer(command.ts);
+      writeHead(writer, 7, command);
       writer.integer(command.userId);
       writer.integer(command.mode);
       writer.integer(command.assetId);
       writer.integer(command.amountAtoms);
       return;
     case CommandKind.placeBatch:
-      writer.arrayHeader(4);
-      writer.integer(command.kind);
-      writer.integer(command.seq);
-      writer.integer(command.ts);
+      writeHead(writer, 4, command);
       writer.arrayHeader(command.orders.length);
       for (const order of command.orders) {
         writer.arrayHeader(orderFieldCount);
@@ -191,10 +181,7 @@ export function writeCommand(writer: PositionalWriter, command: Command): void {
       }
       return;
     case CommandKind.cancelBatch:
-      writer.arrayHeader(6);
-      writer.integer(command.kind);
-      writer.integer(command.seq);
-      writer.integer(command.ts);
+      writeHead(writer, 6, command);
       writer.integer(command.userId);
       writer.integer(command.mode);
       writer.arrayHeader(command.orderIds.length);
