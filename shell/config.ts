@@ -1,0 +1,41 @@
+/**
+ * Settings from environment variables, each with an embedded default so that `npm start` needs nothing.
+ * README.md lists them; this is the one place that reads process.env.
+ */
+import type { SyncMode } from '../engine/journal/segments.ts';
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly journalSync: SyncMode;
+  /** Enables the admin routes (funding in the embedded default) when set. */
+  readonly adminApiKey: string;
+  /** Largest request body accepted, in bytes. */
+  readonly bodyBytesMax: number;
+  readonly snapshotEveryCommands: number;
+  readonly snapshotEveryMs: number;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, low: number, high: number): number {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < low || value > high) throw new Error(`${name} must be an integer in ${low}..${high}`);
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const journalSync = env['JOURNAL_SYNC'] ?? 'sync';
+  if (journalSync !== 'sync' && journalSync !== 'none') throw new Error('JOURNAL_SYNC must be sync or none');
+  return {
+    host: env['HOST'] ?? '127.0.0.1',
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    dataDir: env['DATA_DIR'] ?? './data',
+    journalSync,
+    adminApiKey: env['ADMIN_API_KEY'] ?? '',
+    bodyBytesMax: integer(env, 'BODY_BYTES_MAX', 64 * 1024, 1024, 16 * 1024 * 1024),
+    snapshotEveryCommands: integer(env, 'SNAPSHOT_EVERY_COMMANDS', 1_000_000, 1, Number.MAX_SAFE_INTEGER),
+    snapshotEveryMs: integer(env, 'SNAPSHOT_EVERY_MS', 300_000, 1000, Number.MAX_SAFE_INTEGER),
+  };
+}

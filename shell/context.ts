@@ -1,0 +1,13 @@
+/** What every area of the shell shares: the durable engine, the market tables, the clock and the log. */
+import type { Markets } from '../engine/core/units.ts';
+import type { DurableEngine } from '../engine/runtime/durable-engine.ts';
+import type { Config } from './config.ts';
+import type { Log } from './log.ts';
+
+export interface ShellContext {
+  readonly config: Config;
+  readonly durable: DurableEngine;
+  readonly markets: Markets;
+  readonly clock: () => number;
+  readonly log: Log;
+}

@@ -1,0 +1,63 @@
+/**
+ * Admin routes, enabled by ADMIN_API_KEY. In the embedded default they stand in for the chain: a credit
+ * is the deposit a chain watcher would journal, and it goes through the sequencer like any command.
+ */
+import { CommandKind } from '../../engine/core/commands.ts';
+import { Result, resultCode, resultMessage } from '../../engine/core/results.ts';
+import { EventKind } from '../../engine/core/events.ts';
+import { amountToAtoms, formatAtoms } from '../../engine/core/units.ts';
+import { ApiError, engineRefusal } from './errors.ts';
+import type { Route } from './route-table.ts';
+import type { ShellContext } from '../context.ts';
+
+const decimal = { oneOf: [{ type: 'string', maxLength: 40 }, { type: 'number' }] };
+
+export function adminRoutes(context: ShellContext): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/admin/v1/credit',
+      auth: 'admin',
+      rateLimit: 'none',
+      summary: 'Credit a live account (the embedded chain simulator deposit); journaled',
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['user_id', 'asset', 'amount'],
+        properties: {
+          user_id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+          asset: { type: 'string', minLength: 1, maxLength: 16 },
+          amount: decimal,
+        },
+      },
+      handler: async (request) => {
+        const body = request.body as { user_id: number; asset: string; amount: unknown };
+        const asset = context.markets.assetBySymbol(body.asset);
+        if (asset === undefined) throw new ApiError(404, 'UNKNOWN_ASSET', `no asset ${JSON.stringify(body.asset)}`);
+        const amount = amountToAtoms(body.amount, asset);
+        if (amount.code !== Result.ok) throw new ApiError(422, resultCode(amount.code), `amount: ${resultMessage(amount.code)}`);
+        const submission = await context.durable.submit({
+          kind: CommandKind.deposit,
+          seq: 0,
+          ts: 0,
+          userId: body.user_id,
+          mode: 0,
+          assetId: asset.id,
+          amountAtoms: amount.value,
+        });
+        if (submission.result !== Result.ok) throw engineRefusal(submission.result);
+        // The balance as this very command left it, from its event (later commands may have moved it since).
+        const changed = submission.events.find((event) => event.kind === EventKind.balanceChanged);
+        return {
+          body: {
+            user_id: body.user_id,
+            asset: asset.symbol,
+            amount: formatAtoms(amount.value, asset),
+            available: changed?.kind === EventKind.balanceChanged ? formatAtoms(changed.availableAtoms, asset) : null,
+            seq: submission.seq,
+          },
+        };
+      },
+    },
+  ];
+}

@@ -1,0 +1,78 @@
+/** Public exchange reads that need no credential: pairs, server time, best bid and offer. */
+import type { Pair } from '../../engine/core/units.ts';
+import { formatPrice, formatQuantity, formatSteps } from '../../engine/core/units.ts';
+import type { EngineSettings } from '../../engine/core/limits.ts';
+import { noPrice, type BookLevel } from '../../engine/core/book/book.ts';
+import { ApiError } from './errors.ts';
+import type { Route } from './route-table.ts';
+import type { ShellContext } from '../context.ts';
+
+/** The pair named by a path's `{symbol}`: the base token's slug (or BASE/QUOTE), any case. */
+export function pairOf(context: ShellContext, symbol: string | undefined): Pair {
+  const pair = symbol === undefined ? undefined : context.markets.pairBySymbol(symbol);
+  if (pair === undefined) throw new ApiError(404, 'PAIR_NOT_FOUND', `no trading pair for symbol ${JSON.stringify(symbol ?? '')}`);
+  return pair;
+}
+
+function pairRecord(pair: Pair, settings: EngineSettings): Record<string, unknown> {
+  return {
+    symbol: pair.base.symbol,
+    slug: pair.slug,
+    pair: pair.name,
+    base: pair.base.symbol,
+    quote: pair.quote.symbol,
+    tick_size: formatSteps(1, pair.tick),
+    lot_size: formatSteps(1, pair.lot),
+    max_price: formatPrice(pair.priceTicksMax, pair),
+    max_quantity: formatQuantity(pair.quantityLotsMax, pair),
+    taker_fee_bps: settings.takerFeeBps,
+    maker_fee_bps: settings.makerFeeBps,
+  };
+}
+
+export function exchangePublicRoutes(context: ShellContext): Route[] {
+  const levels: BookLevel[] = [];
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/exchange/pairs',
+      auth: 'none',
+      rateLimit: 'general',
+      summary: 'List the trading pairs with their tick and lot sizes and fees',
+      handler: () => ({ body: { pairs: context.markets.pairs.map((pair) => pairRecord(pair, context.durable.engine.settings)) } }),
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/exchange/time',
+      auth: 'none',
+      rateLimit: 'general',
+      summary: 'Server time',
+      handler: () => {
+        const now = context.clock();
+        return { body: { server_time: new Date(now).toISOString(), timestamp_ms: now } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/exchange/{symbol}/bbo',
+      auth: 'none',
+      rateLimit: 'general',
+      summary: 'Best bid and offer of the live order book',
+      handler: (request) => {
+        const pair = pairOf(context, request.params['symbol']);
+        const book = context.durable.engine.contexts[pair.index * 2]!.book;
+        const best = (side: 0 | 1): Record<string, string> | null => {
+          if (book.depth(side, 1, levels) === 0) return null;
+          const level = levels[0]!;
+          return { price: formatPrice(level.priceTicks, pair), quantity: formatQuantity(level.lots, pair) };
+        };
+        const bid = best(0);
+        const ask = best(1);
+        const bidTicks = book.bestPrice(0);
+        const askTicks = book.bestPrice(1);
+        const spread = bidTicks !== noPrice && askTicks !== noPrice ? formatPrice(askTicks - bidTicks, pair) : null;
+        return { body: { symbol: pair.base.symbol, pair: pair.name, best_bid: bid, best_ask: ask, spread } };
+      },
+    },
+  ];
+}

@@ -1,0 +1,223 @@
+/**
+ * The route table: one declarative entry per endpoint (method, path, auth, rate-limit class, schemas,
+ * summary, handler). From it the server builds its router and ajv validators; later it also yields the
+ * OpenAPI document and the MCP tools. Adding an endpoint is one entry and one handler.
+ *
+ * Request handling, in order: match the path (404 unknown, 405 wrong method), read the body within the
+ * size limit (413), parse JSON (400), validate query and body (422 naming the field and the rule), check
+ * credentials, run the handler, and write the reply corked. Every error has the shape
+ * `{"error":{"code","message"}}`; an unexpected exception is logged and answered 500 with no details.
+ */
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { ApiError, errorBody } from './errors.ts';
+import { Router } from './router.ts';
+import type { Log } from '../log.ts';
+import { SequencerBusyError, SequencerClosedError } from '../../engine/runtime/sequencer.ts';
+
+export type Method = 'GET' | 'POST' | 'DELETE' | 'PATCH' | 'PUT';
+export type AuthKind = 'none' | 'admin';
+export type RateLimitClass = 'none' | 'general' | 'orders';
+export type JsonSchema = Record<string, unknown>;
+
+export interface RequestContext {
+  readonly method: Method;
+  readonly path: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, string>>;
+  readonly body: unknown;
+  header(name: string): string;
+}
+
+export interface Reply {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface Route {
+  readonly method: Method;
+  readonly path: string;
+  readonly auth: AuthKind;
+  readonly rateLimit: RateLimitClass;
+  readonly summary: string;
+  readonly query?: JsonSchema;
+  readonly body?: JsonSchema;
+  readonly response?: JsonSchema;
+  readonly handler: (context: RequestContext) => Reply | Promise<Reply>;
+}
+
+interface CompiledRoute {
+  readonly route: Route;
+  readonly validateQuery: ValidateFunction | null;
+  readonly validateBody: ValidateFunction | null;
+}
+
+export interface DispatchOptions {
+  readonly bodyBytesMax: number;
+  readonly adminApiKey: string;
+  readonly log: Log;
+}
+
+const Ajv = AjvModule as unknown as typeof AjvModule.default;
+
+/** `field: rule` for the first validation error, e.g. `body.quantity: must be string`. */
+function describe(where: string, errors: ErrorObject[] | null | undefined): string {
+  const first = errors?.[0];
+  if (first === undefined) return `${where}: invalid`;
+  const missing = first.keyword === 'required' ? `.${String(first.params['missingProperty'])}` : '';
+  const extra = first.keyword === 'additionalProperties' ? `.${String(first.params['additionalProperty'])}` : '';
+  const field = `${where}${first.instancePath.replaceAll('/', '.')}${missing}${extra}`;
+  return `${field}: ${first.message ?? first.keyword}`;
+}
+
+function parseQuery(text: string): Record<string, string> {
+  const query: Record<string, string> = {};
+  if (text === '') return query;
+  for (const [key, value] of new URLSearchParams(text)) query[key] = value;
+  return query;
+}
+
+/** Reads a request body up to `limit` bytes; copies chunks (uWS reuses their memory). */
+function readBody(res: HttpResponse, limit: number, done: (body: Buffer | null) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let over = false;
+  res.onData((chunk, isLast) => {
+    if (!over) {
+      size += chunk.byteLength;
+      if (size > limit) over = true;
+      else chunks.push(Buffer.from(Buffer.from(chunk)));
+    }
+    if (isLast) done(over ? null : Buffer.concat(chunks, size));
+  });
+}
+
+export class RouteTable {
+  private readonly router = new Router<CompiledRoute>();
+  private readonly ajv = new Ajv({ allErrors: false, coerceTypes: false, strict: true });
+  readonly routes: Route[] = [];
+
+  add(routes: readonly Route[]): void {
+    for (const route of routes) {
+      this.routes.push(route);
+      this.router.add(route.method, route.path, {
+        route,
+        validateQuery: route.query === undefined ? null : this.ajv.compile(route.query),
+        validateBody: route.body === undefined ? null : this.ajv.compile(route.body),
+      });
+    }
+  }
+
+  /** Serves every route of the table on `app`. */
+  mount(app: TemplatedApp, options: DispatchOptions): void {
+    app.any('/*', (res, req) => this.dispatch(res, req, options));
+  }
+
+  private dispatch(res: HttpResponse, req: HttpRequest, options: DispatchOptions): void {
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    const method = req.getCaseSensitiveMethod().toUpperCase() as Method;
+    const path = req.getUrl();
+    const queryText = req.getQuery() ?? '';
+    const headers: Record<string, string> = {};
+    req.forEach((key, value) => {
+      headers[key] = value;
+    });
+    const send = (status: number, body: string, extra: Record<string, string> = {}): void => {
+      if (aborted) return;
+      res.cork(() => {
+        res.writeStatus(statusLine(status));
+        res.writeHeader('Content-Type', 'application/json');
+        for (const [key, value] of Object.entries(extra)) res.writeHeader(key, value);
+        res.end(body);
+      });
+    };
+    const fail = (error: unknown): void => {
+      if (error instanceof ApiError) return send(error.status, errorBody(error.code, error.message), error.headers);
+      if (error instanceof SequencerBusyError) return send(503, errorBody('BUSY', error.message), { 'Retry-After': '1' });
+      if (error instanceof SequencerClosedError) return send(503, errorBody('UNAVAILABLE', error.message));
+      options.log('http_handler_error', { method, path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      send(500, errorBody('INTERNAL_ERROR', 'internal error'));
+    };
+
+    const match = this.router.match(method, path);
+    if (match.route === null) {
+      if (match.allowed.length > 0) {
+        return send(405, errorBody('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}`), { Allow: match.allowed.join(', ') });
+      }
+      return send(404, errorBody('NOT_FOUND', `no route for ${method} ${path}`));
+    }
+    const compiled = match.route;
+    const run = (body: unknown): void => {
+      try {
+        const query = parseQuery(queryText);
+        if (compiled.validateQuery !== null && !compiled.validateQuery(query)) {
+          throw new ApiError(422, 'VALIDATION_FAILED', describe('query', compiled.validateQuery.errors));
+        }
+        if (compiled.validateBody !== null && !compiled.validateBody(body)) {
+          throw new ApiError(422, 'VALIDATION_FAILED', describe('body', compiled.validateBody.errors));
+        }
+        this.authorize(compiled.route, headers, options);
+        const context: RequestContext = { method, path, params: match.params, query, body, header: (name) => headers[name.toLowerCase()] ?? '' };
+        const reply = compiled.route.handler(context);
+        if (reply instanceof Promise) reply.then((value) => send(value.status ?? 200, JSON.stringify(value.body), value.headers), fail);
+        else send(reply.status ?? 200, JSON.stringify(reply.body), reply.headers);
+      } catch (error) {
+        fail(error);
+      }
+    };
+    if (method === 'GET' || compiled.route.body === undefined) {
+      run(undefined);
+      return;
+    }
+    readBody(res, options.bodyBytesMax, (bytes) => {
+      if (bytes === null) return send(413, errorBody('BODY_TOO_LARGE', `request body over ${options.bodyBytesMax} bytes`));
+      let body: unknown;
+      try {
+        body = bytes.length === 0 ? {} : JSON.parse(bytes.toString('utf8'));
+      } catch {
+        return send(400, errorBody('MALFORMED_JSON', 'request body is not valid JSON'));
+      }
+      run(body);
+    });
+  }
+
+  private authorize(route: Route, headers: Record<string, string>, options: DispatchOptions): void {
+    if (route.auth === 'none') return;
+    const key = headers['x-api-key'] ?? '';
+    if (options.adminApiKey === '') throw new ApiError(404, 'NOT_FOUND', 'admin routes are disabled (ADMIN_API_KEY is not set)');
+    if (key === '') throw new ApiError(401, 'UNAUTHENTICATED', 'X-API-Key header required');
+    if (!timingSafeEqualText(key, options.adminApiKey)) throw new ApiError(403, 'FORBIDDEN', 'this key may not use admin routes');
+  }
+}
+
+function timingSafeEqualText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let index = 0; index < a.length; index++) difference |= a.charCodeAt(index) ^ b.charCodeAt(index);
+  return difference === 0;
+}
+
+const reasons: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+function statusLine(status: number): string {
+  return `${status} ${reasons[status] ?? 'Status'}`;
+}

@@ -1,0 +1,96 @@
+/**
+ * The server: recovers the durable engine from DATA_DIR, serves the route table over uWebSockets.js, and
+ * shuts down cleanly on SIGTERM/SIGINT (stop accepting, let every accepted command become durable, write a
+ * snapshot, close the journal).
+ *
+ *   npm start            (settings from the environment: see README.md)
+ */
+import uWS from 'uWebSockets.js';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DurableEngine } from '../engine/runtime/durable-engine.ts';
+import { loadMarkets } from '../engine/runtime/markets.ts';
+import { loadConfig, type Config } from './config.ts';
+import { jsonLog, type Log } from './log.ts';
+import type { ShellContext } from './context.ts';
+import { RouteTable } from './http/route-table.ts';
+import { exchangePublicRoutes } from './http/exchange-public.ts';
+import { adminRoutes } from './http/admin.ts';
+
+export interface RunningServer {
+  readonly port: number;
+  readonly context: ShellContext;
+  readonly table: RouteTable;
+  close(): Promise<void>;
+}
+
+export function buildRouteTable(context: ShellContext): RouteTable {
+  const table = new RouteTable();
+  table.add(exchangePublicRoutes(context));
+  table.add(adminRoutes(context));
+  return table;
+}
+
+export async function startServer(config: Config, log: Log): Promise<RunningServer> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const markets = loadMarkets();
+  const clock = Date.now;
+  const durable = DurableEngine.open({
+    dataDir: config.dataDir,
+    engine: { markets },
+    syncMode: config.journalSync,
+    snapshotEveryCommands: config.snapshotEveryCommands,
+    snapshotEveryMs: config.snapshotEveryMs,
+    clock,
+    log,
+  });
+  const context: ShellContext = { config, durable, markets, clock, log };
+  const table = buildRouteTable(context);
+  const app = uWS.App();
+  table.mount(app, { bodyBytesMax: config.bodyBytesMax, adminApiKey: config.adminApiKey, log });
+  const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
+    app.listen(config.host, config.port, (socket) => (socket === false ? reject(new Error(`cannot listen on ${config.host}:${config.port}`)) : resolve(socket)));
+  });
+  const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket);
+  log('listening', { host: config.host, port, data_dir: config.dataDir, journal_sync: config.journalSync, routes: table.routes.length });
+  let closing: Promise<void> | null = null;
+  return {
+    port,
+    context,
+    table,
+    close: () => {
+      closing ??= (async () => {
+        uWS.us_listen_socket_close(listenSocket);
+        await durable.close();
+        log('stopped', { last_seq: durable.sequencer.lastSeq });
+      })();
+      return closing;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const log = jsonLog();
+  const server = await startServer(loadConfig(), log);
+  const stop = (signal: string): void => {
+    log('shutdown', { signal });
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log('shutdown_failed', { error: String(error) });
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+const entry = process.argv[1];
+if (entry !== undefined && import.meta.url === pathToFileURL(resolve(entry)).href) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
