@@ -3,6 +3,8 @@ import type { Markets } from '../engine/core/units.ts';
 import type { DurableEngine } from '../engine/runtime/durable-engine.ts';
 import type { Config } from './config.ts';
 import type { Log } from './log.ts';
+import type { Db } from './store/database.ts';
+import type { Tokens } from './auth/tokens.ts';
 
 export interface ShellContext {
   readonly config: Config;
@@ -10,4 +12,5 @@ export interface ShellContext {
   readonly markets: Markets;
   readonly clock: () => number;
   readonly log: Log;
+  readonly identity: { readonly db: Db; readonly tokens: Tokens };
 }

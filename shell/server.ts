@@ -17,6 +17,11 @@ import type { ShellContext } from './context.ts';
 import { RouteTable } from './http/route-table.ts';
 import { exchangePublicRoutes } from './http/exchange-public.ts';
 import { adminRoutes } from './http/admin.ts';
+import { authRoutes } from './http/auth-routes.ts';
+import { accountRoutes } from './http/account.ts';
+import { openDatabase } from './store/database.ts';
+import { Tokens } from './auth/tokens.ts';
+import { Authenticator } from './auth/authenticator.ts';
 
 export interface RunningServer {
   readonly port: number;
@@ -29,6 +34,8 @@ export function buildRouteTable(context: ShellContext): RouteTable {
   const table = new RouteTable();
   table.add(exchangePublicRoutes(context));
   table.add(adminRoutes(context));
+  table.add(authRoutes(context));
+  table.add(accountRoutes(context));
   return table;
 }
 
@@ -45,10 +52,12 @@ export async function startServer(config: Config, log: Log): Promise<RunningServ
     clock,
     log,
   });
-  const context: ShellContext = { config, durable, markets, clock, log };
+  const db = openDatabase(config.dataDir);
+  const tokens = new Tokens(db, clock);
+  const context: ShellContext = { config, durable, markets, clock, log, identity: { db, tokens } };
   const table = buildRouteTable(context);
   const app = uWS.App();
-  table.mount(app, { bodyBytesMax: config.bodyBytesMax, adminApiKey: config.adminApiKey, log });
+  table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, config.adminApiKey), log });
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
     app.listen(config.host, config.port, (socket) => (socket === false ? reject(new Error(`cannot listen on ${config.host}:${config.port}`)) : resolve(socket)));
   });
@@ -63,6 +72,7 @@ export async function startServer(config: Config, log: Log): Promise<RunningServ
       closing ??= (async () => {
         uWS.us_listen_socket_close(listenSocket);
         await durable.close();
+        db.close();
         log('stopped', { last_seq: durable.sequencer.lastSeq });
       })();
       return closing;

@@ -13,10 +13,11 @@ import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { ApiError, errorBody } from './errors.ts';
 import { Router } from './router.ts';
 import type { Log } from '../log.ts';
+import type { Authenticator, Principal } from '../auth/authenticator.ts';
 import { SequencerBusyError, SequencerClosedError } from '../../engine/runtime/sequencer.ts';
 
 export type Method = 'GET' | 'POST' | 'DELETE' | 'PATCH' | 'PUT';
-export type AuthKind = 'none' | 'admin';
+export type AuthKind = 'none' | 'admin' | 'bearer';
 export type RateLimitClass = 'none' | 'general' | 'orders';
 export type JsonSchema = Record<string, unknown>;
 
@@ -26,6 +27,8 @@ export interface RequestContext {
   readonly params: Readonly<Record<string, string>>;
   readonly query: Readonly<Record<string, string>>;
   readonly body: unknown;
+  /** The caller, for routes that need one (null for `none`). */
+  readonly principal: Principal | null;
   header(name: string): string;
 }
 
@@ -55,7 +58,7 @@ interface CompiledRoute {
 
 export interface DispatchOptions {
   readonly bodyBytesMax: number;
-  readonly adminApiKey: string;
+  readonly authenticator: Authenticator;
   readonly log: Log;
 }
 
@@ -160,11 +163,16 @@ export class RouteTable {
         if (compiled.validateBody !== null && !compiled.validateBody(body)) {
           throw new ApiError(422, 'VALIDATION_FAILED', describe('body', compiled.validateBody.errors));
         }
-        this.authorize(compiled.route, headers, options);
-        const context: RequestContext = { method, path, params: match.params, query, body, header: (name) => headers[name.toLowerCase()] ?? '' };
-        const reply = compiled.route.handler(context);
-        if (reply instanceof Promise) reply.then((value) => send(value.status ?? 200, JSON.stringify(value.body), value.headers), fail);
-        else send(reply.status ?? 200, JSON.stringify(reply.body), reply.headers);
+        const header = (name: string): string => headers[name.toLowerCase()] ?? '';
+        const respond = (principal: Principal | null): void => {
+          const context: RequestContext = { method, path, params: match.params, query, body, principal, header };
+          const reply = compiled.route.handler(context);
+          if (reply instanceof Promise) reply.then((value) => send(value.status ?? 200, JSON.stringify(value.body), value.headers), fail);
+          else send(reply.status ?? 200, JSON.stringify(reply.body), reply.headers);
+        };
+        const principal = options.authenticator.authenticate(compiled.route.auth, header);
+        if (principal instanceof Promise) principal.then(respond).catch(fail);
+        else respond(principal);
       } catch (error) {
         fail(error);
       }
@@ -184,21 +192,6 @@ export class RouteTable {
       run(body);
     });
   }
-
-  private authorize(route: Route, headers: Record<string, string>, options: DispatchOptions): void {
-    if (route.auth === 'none') return;
-    const key = headers['x-api-key'] ?? '';
-    if (options.adminApiKey === '') throw new ApiError(404, 'NOT_FOUND', 'admin routes are disabled (ADMIN_API_KEY is not set)');
-    if (key === '') throw new ApiError(401, 'UNAUTHENTICATED', 'X-API-Key header required');
-    if (!timingSafeEqualText(key, options.adminApiKey)) throw new ApiError(403, 'FORBIDDEN', 'this key may not use admin routes');
-  }
-}
-
-function timingSafeEqualText(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let difference = 0;
-  for (let index = 0; index < a.length; index++) difference |= a.charCodeAt(index) ^ b.charCodeAt(index);
-  return difference === 0;
 }
 
 const reasons: Record<number, string> = {

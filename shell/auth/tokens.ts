@@ -1,0 +1,86 @@
+/**
+ * Session tokens. Access tokens are short-lived JWTs (HS256, jose) naming the user; refresh tokens are
+ * opaque random strings, stored hashed, that rotate on every use. Each login starts a family; presenting
+ * a refresh token that was already used means it leaked, so the whole family is revoked.
+ * The signing secret is made on first start and kept in the database.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+import type { Db } from '../store/database.ts';
+import { ApiError } from '../http/errors.ts';
+
+export const accessTokenSeconds = 15 * 60;
+export const refreshTokenMs = 30 * 24 * 3600 * 1000;
+
+export interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+  token_type: 'bearer';
+  expires_in: number;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export class Tokens {
+  private readonly secret: Uint8Array;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: () => number,
+  ) {
+    const row = db.prepare("SELECT value FROM secrets WHERE name = 'jwt'").get() as { value: Buffer } | undefined;
+    if (row !== undefined) {
+      this.secret = new Uint8Array(row.value);
+    } else {
+      const secret = randomBytes(32);
+      db.prepare("INSERT INTO secrets (name, value) VALUES ('jwt', ?)").run(secret);
+      this.secret = new Uint8Array(secret);
+    }
+  }
+
+  async issue(userId: number, family = randomBytes(16).toString('hex')): Promise<TokenPair> {
+    const nowSeconds = Math.floor(this.clock() / 1000);
+    const access = await new SignJWT({ scope: 'full' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(String(userId))
+      .setIssuedAt(nowSeconds)
+      .setExpirationTime(nowSeconds + accessTokenSeconds)
+      .sign(this.secret);
+    const refresh = 'rt_' + randomBytes(32).toString('base64url');
+    this.db
+      .prepare('INSERT INTO refresh_tokens (token_hash, user_id, family, expires_at_ms) VALUES (?, ?, ?, ?)')
+      .run(sha256(refresh), userId, family, this.clock() + refreshTokenMs);
+    return { access_token: access, refresh_token: refresh, token_type: 'bearer', expires_in: accessTokenSeconds };
+  }
+
+  /** The user of a valid full access token; throws 401 otherwise. */
+  async verifyAccess(token: string): Promise<number> {
+    try {
+      const { payload } = await jwtVerify(token, this.secret, { algorithms: ['HS256'], currentDate: new Date(this.clock()) });
+      const userId = Number(payload.sub);
+      if (payload['scope'] !== 'full' || !Number.isSafeInteger(userId) || userId < 1) throw new Error('scope');
+      return userId;
+    } catch {
+      throw new ApiError(401, 'INVALID_TOKEN', 'the access token is invalid or expired');
+    }
+  }
+
+  /** Exchanges a refresh token for a new pair; a reused token revokes its family. */
+  async rotate(refreshToken: string): Promise<TokenPair> {
+    const hash = sha256(refreshToken);
+    const row = this.db.prepare('SELECT user_id, family, expires_at_ms, used, revoked FROM refresh_tokens WHERE token_hash = ?').get(hash) as
+      | { user_id: number; family: string; expires_at_ms: number; used: number; revoked: number }
+      | undefined;
+    if (row === undefined || row.revoked === 1 || row.expires_at_ms <= this.clock()) {
+      throw new ApiError(401, 'INVALID_REFRESH_TOKEN', 'the refresh token is invalid or expired');
+    }
+    if (row.used === 1) {
+      this.db.prepare('UPDATE refresh_tokens SET revoked = 1 WHERE family = ?').run(row.family);
+      throw new ApiError(401, 'REFRESH_TOKEN_REUSED', 'this refresh token was already used; its session is revoked');
+    }
+    this.db.prepare('UPDATE refresh_tokens SET used = 1 WHERE token_hash = ?').run(hash);
+    return this.issue(row.user_id, row.family);
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The shell's SQLite database (better-sqlite3, WAL): identity and credentials now, read models later.
+ * The engine's state is not here: the journal and snapshots are its truth. Migrations are numbered and
+ * applied in order at open, recorded in `schema_version`.
+ */
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+
+export type Db = Database.Database;
+
+const migrations: string[] = [
+  `CREATE TABLE users (
+     id INTEGER PRIMARY KEY,
+     email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+     username TEXT NOT NULL UNIQUE COLLATE NOCASE,
+     password_hash TEXT NOT NULL,
+     created_at TEXT NOT NULL
+   );
+   CREATE TABLE refresh_tokens (
+     token_hash TEXT PRIMARY KEY,
+     user_id INTEGER NOT NULL REFERENCES users(id),
+     family TEXT NOT NULL,
+     expires_at_ms INTEGER NOT NULL,
+     used INTEGER NOT NULL DEFAULT 0,
+     revoked INTEGER NOT NULL DEFAULT 0
+   );
+   CREATE INDEX refresh_tokens_family ON refresh_tokens(family);
+   CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);`,
+];
+
+export function openDatabase(dataDir: string): Db {
+  const db = new Database(join(dataDir, 'platform.sqlite'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+  const row = db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined;
+  let version = row?.version ?? 0;
+  if (row === undefined) db.prepare('INSERT INTO schema_version (version) VALUES (0)').run();
+  for (; version < migrations.length; version++) {
+    db.transaction(() => {
+      db.exec(migrations[version]!);
+      db.prepare('UPDATE schema_version SET version = ?').run(version + 1);
+    })();
+  }
+  return db;
+}
