@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import type { Log } from './log.ts';
 import type { Db } from './store/database.ts';
 import type { Tokens } from './auth/tokens.ts';
+import type { ApiKeys } from './auth/api-keys.ts';
 
 export interface ShellContext {
   readonly config: Config;
@@ -12,5 +13,5 @@ export interface ShellContext {
   readonly markets: Markets;
   readonly clock: () => number;
   readonly log: Log;
-  readonly identity: { readonly db: Db; readonly tokens: Tokens };
+  readonly identity: { readonly db: Db; readonly tokens: Tokens; readonly keys: ApiKeys };
 }

@@ -22,6 +22,9 @@ import { accountRoutes } from './http/account.ts';
 import { openDatabase } from './store/database.ts';
 import { Tokens } from './auth/tokens.ts';
 import { Authenticator } from './auth/authenticator.ts';
+import { ApiKeys } from './auth/api-keys.ts';
+import { RateLimiter } from './auth/rate-limit.ts';
+import { apiKeyRoutes } from './http/api-keys.ts';
 
 export interface RunningServer {
   readonly port: number;
@@ -36,13 +39,14 @@ export function buildRouteTable(context: ShellContext): RouteTable {
   table.add(adminRoutes(context));
   table.add(authRoutes(context));
   table.add(accountRoutes(context));
+  table.add(apiKeyRoutes(context));
   return table;
 }
 
-export async function startServer(config: Config, log: Log): Promise<RunningServer> {
+/** `clock` is the runtime's only clock (milliseconds); tests pass a fixed one. */
+export async function startServer(config: Config, log: Log, clock: () => number = Date.now): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
   const markets = loadMarkets();
-  const clock = Date.now;
   const durable = DurableEngine.open({
     dataDir: config.dataDir,
     engine: { markets },
@@ -54,10 +58,11 @@ export async function startServer(config: Config, log: Log): Promise<RunningServ
   });
   const db = openDatabase(config.dataDir);
   const tokens = new Tokens(db, clock);
-  const context: ShellContext = { config, durable, markets, clock, log, identity: { db, tokens } };
+  const keys = new ApiKeys(db, clock);
+  const context: ShellContext = { config, durable, markets, clock, log, identity: { db, tokens, keys } };
   const table = buildRouteTable(context);
   const app = uWS.App();
-  table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, config.adminApiKey), log });
+  table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey), log });
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
     app.listen(config.host, config.port, (socket) => (socket === false ? reject(new Error(`cannot listen on ${config.host}:${config.port}`)) : resolve(socket)));
   });

@@ -9,7 +9,8 @@ export function accountRoutes(context: ShellContext): Route[] {
     {
       method: 'GET',
       path: '/api/v1/account/me/balances',
-      auth: 'bearer',
+      auth: 'bearer_or_key',
+      permission: 'read',
       rateLimit: 'general',
       summary: 'Token balances of the caller (available, held in open orders, total), live or paper',
       query: { type: 'object', additionalProperties: false, properties: { mode: { enum: ['live', 'paper'] } } },

@@ -13,11 +13,12 @@ import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { ApiError, errorBody } from './errors.ts';
 import { Router } from './router.ts';
 import type { Log } from '../log.ts';
-import type { Authenticator, Principal } from '../auth/authenticator.ts';
+import type { Authenticator, Principal, Result as AuthResult } from '../auth/authenticator.ts';
+import type { Permission } from '../auth/api-keys.ts';
 import { SequencerBusyError, SequencerClosedError } from '../../engine/runtime/sequencer.ts';
 
 export type Method = 'GET' | 'POST' | 'DELETE' | 'PATCH' | 'PUT';
-export type AuthKind = 'none' | 'admin' | 'bearer';
+export type AuthKind = 'none' | 'admin' | 'bearer' | 'key' | 'bearer_or_key';
 export type RateLimitClass = 'none' | 'general' | 'orders';
 export type JsonSchema = Record<string, unknown>;
 
@@ -42,7 +43,11 @@ export interface Route {
   readonly method: Method;
   readonly path: string;
   readonly auth: AuthKind;
+  /** What an API key must be allowed to do (bearer sessions may do everything). */
+  readonly permission?: Permission;
   readonly rateLimit: RateLimitClass;
+  /** Requests this call counts as against its rate limit (default 1; a batch counts each order). */
+  readonly weight?: (body: unknown) => number;
   readonly summary: string;
   readonly query?: JsonSchema;
   readonly body?: JsonSchema;
@@ -164,15 +169,29 @@ export class RouteTable {
           throw new ApiError(422, 'VALIDATION_FAILED', describe('body', compiled.validateBody.errors));
         }
         const header = (name: string): string => headers[name.toLowerCase()] ?? '';
-        const respond = (principal: Principal | null): void => {
-          const context: RequestContext = { method, path, params: match.params, query, body, principal, header };
-          const reply = compiled.route.handler(context);
-          if (reply instanceof Promise) reply.then((value) => send(value.status ?? 200, JSON.stringify(value.body), value.headers), fail);
-          else send(reply.status ?? 200, JSON.stringify(reply.body), reply.headers);
+        const respond = (auth: AuthResult): void => {
+          const context: RequestContext = { method, path, params: match.params, query, body, principal: auth.principal, header };
+          const withLimits = (extra: Record<string, string> | undefined): Record<string, string> => ({ ...auth.headers, ...extra });
+          // Refusals of a keyed request carry its rate-limit headers too.
+          const failWithLimits = (error: unknown): void =>
+            fail(error instanceof ApiError ? new ApiError(error.status, error.code, error.message, withLimits(error.headers)) : error);
+          let reply: Reply | Promise<Reply>;
+          try {
+            reply = compiled.route.handler(context);
+          } catch (error) {
+            return failWithLimits(error);
+          }
+          if (reply instanceof Promise) {
+            reply.then((value) => send(value.status ?? 200, JSON.stringify(value.body), withLimits(value.headers)), failWithLimits);
+          } else {
+            send(reply.status ?? 200, JSON.stringify(reply.body), withLimits(reply.headers));
+          }
         };
-        const principal = options.authenticator.authenticate(compiled.route.auth, header);
-        if (principal instanceof Promise) principal.then(respond).catch(fail);
-        else respond(principal);
+        const route = compiled.route;
+        const access = { auth: route.auth, rateLimit: route.rateLimit, weight: route.weight?.(body) ?? 1, ...(route.permission === undefined ? {} : { permission: route.permission }) };
+        const auth = options.authenticator.authenticate(access, header);
+        if (auth instanceof Promise) auth.then(respond).catch(fail);
+        else respond(auth);
       } catch (error) {
         fail(error);
       }

@@ -26,6 +26,19 @@ const migrations: string[] = [
    );
    CREATE INDEX refresh_tokens_family ON refresh_tokens(family);
    CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);`,
+  `CREATE TABLE api_keys (
+     id INTEGER PRIMARY KEY,
+     user_id INTEGER NOT NULL REFERENCES users(id),
+     name TEXT NOT NULL,
+     key_hash TEXT NOT NULL UNIQUE,
+     secret_hash TEXT NOT NULL,
+     masked TEXT NOT NULL,
+     permissions TEXT NOT NULL,
+     tier TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     revoked_at TEXT
+   );
+   CREATE INDEX api_keys_user ON api_keys(user_id);`,
 ];
 
 export function openDatabase(dataDir: string): Db {

@@ -1,0 +1,118 @@
+/**
+ * API keys: a fixed prefix and 32 random bytes (base64url), with a separate secret. Both are stored only
+ * as SHA-256 digests (they are random, so a fast digest is as strong as a slow one) and shown in full once,
+ * at creation; listings show a masked form. Each key has permissions (`read`, `trade`) and a tier that sets
+ * its rate limits.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '../store/database.ts';
+
+export const userKeyPrefix = 'tpk_';
+export const secretPrefix = 'tps_';
+export const tiers = ['STANDARD', 'PREMIUM', 'MARKET_MAKER', 'ADMIN'] as const;
+export type Tier = (typeof tiers)[number];
+export type Permission = 'read' | 'trade';
+/** Keys one user may hold at once. */
+export const keysPerUserMax = 50;
+
+export interface ApiKeyRecord {
+  id: number;
+  userId: number;
+  name: string;
+  masked: string;
+  permissions: Permission[];
+  tier: Tier;
+  createdAt: string;
+}
+
+interface Row {
+  id: number;
+  user_id: number;
+  name: string;
+  masked: string;
+  permissions: string;
+  tier: string;
+  created_at: string;
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function record(row: Row): ApiKeyRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    name: row.name,
+    masked: row.masked,
+    permissions: row.permissions.split(',').filter((value) => value !== '') as Permission[],
+    tier: row.tier as Tier,
+    createdAt: row.created_at,
+  };
+}
+
+export class ApiKeys {
+  private readonly insert;
+  private readonly byHash;
+  private readonly byUser;
+  private readonly countByUser;
+  private readonly revokeStatement;
+  private readonly updateStatement;
+  private readonly byId;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: () => number,
+  ) {
+    this.insert = db.prepare(
+      'INSERT INTO api_keys (user_id, name, key_hash, secret_hash, masked, permissions, tier, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.byHash = db.prepare('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL');
+    this.byUser = db.prepare('SELECT * FROM api_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY id');
+    this.countByUser = db.prepare('SELECT COUNT(*) AS count FROM api_keys WHERE user_id = ? AND revoked_at IS NULL');
+    this.revokeStatement = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL');
+    this.updateStatement = db.prepare('UPDATE api_keys SET name = ?, permissions = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL');
+    this.byId = db.prepare('SELECT * FROM api_keys WHERE id = ? AND user_id = ? AND revoked_at IS NULL');
+  }
+
+  count(userId: number): number {
+    return (this.countByUser.get(userId) as { count: number }).count;
+  }
+
+  create(userId: number, name: string, permissions: Permission[], tier: Tier): { record: ApiKeyRecord; apiKey: string; apiSecret: string } {
+    const apiKey = userKeyPrefix + randomBytes(32).toString('base64url');
+    const apiSecret = secretPrefix + randomBytes(32).toString('base64url');
+    const masked = `${apiKey.slice(0, 8)}…${apiKey.slice(-4)}`;
+    const createdAt = new Date(this.clock()).toISOString();
+    const id = Number(this.insert.run(userId, name, digest(apiKey), digest(apiSecret), masked, permissions.join(','), tier, createdAt).lastInsertRowid);
+    return { record: { id, userId, name, masked, permissions, tier, createdAt }, apiKey, apiSecret };
+  }
+
+  /** The live key with this plaintext, or null. */
+  find(apiKey: string): ApiKeyRecord | null {
+    const row = this.byHash.get(digest(apiKey)) as Row | undefined;
+    return row === undefined ? null : record(row);
+  }
+
+  list(userId: number): ApiKeyRecord[] {
+    return (this.byUser.all(userId) as Row[]).map(record);
+  }
+
+  get(userId: number, id: number): ApiKeyRecord | null {
+    const row = this.byId.get(id, userId) as Row | undefined;
+    return row === undefined ? null : record(row);
+  }
+
+  revoke(userId: number, id: number): boolean {
+    return this.revokeStatement.run(new Date(this.clock()).toISOString(), id, userId).changes === 1;
+  }
+
+  update(userId: number, id: number, name: string, permissions: Permission[]): boolean {
+    return this.updateStatement.run(name, permissions.join(','), id, userId).changes === 1;
+  }
+}
+
+/** How a key is shown after creation: never the plaintext. */
+export function keyView(key: ApiKeyRecord): Record<string, unknown> {
+  return { api_key_id: key.id, key_name: key.name, api_key: key.masked, permissions: key.permissions, tier: key.tier, created_at: key.createdAt };
+}

@@ -1,0 +1,101 @@
+/**
+ * API key management (SPEC.md): create (plaintext shown once), list (masked), revoke, rename and change
+ * permissions, plus both /auth/api-key flows: a bearer session and key_name, or email, password and
+ * key_name in one call (which also returns session tokens). Self-service keys are STANDARD tier.
+ */
+import { ApiError } from './errors.ts';
+import type { Route } from './route-table.ts';
+import type { ShellContext } from '../context.ts';
+import { keyView, keysPerUserMax, type Permission } from '../auth/api-keys.ts';
+import { decoyHash, verifyPassword } from '../auth/passwords.ts';
+
+const keyName = { type: 'string', minLength: 1, maxLength: 64 };
+const permissions = { type: 'array', minItems: 1, maxItems: 2, uniqueItems: true, items: { enum: ['read', 'trade'] } };
+const keyId = { type: 'string', pattern: '^[0-9]{1,15}$' };
+
+export function apiKeyRoutes(context: ShellContext): Route[] {
+  const { keys, tokens, db } = context.identity;
+  const findByEmail = db.prepare('SELECT id, password_hash FROM users WHERE email = ?');
+  const create = (userId: number, name: string, granted: Permission[]) => {
+    if (keys.count(userId) >= keysPerUserMax) throw new ApiError(429, 'TOO_MANY_API_KEYS', `at most ${keysPerUserMax} keys per account`);
+    const created = keys.create(userId, name, granted, 'STANDARD');
+    return { ...keyView(created.record), api_key: created.apiKey, api_secret: created.apiSecret };
+  };
+  const idOf = (text: string | undefined): number => Number(text);
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/api-keys',
+      auth: 'bearer',
+      rateLimit: 'general',
+      summary: 'Create an API key; the key and its secret are returned once',
+      body: { type: 'object', additionalProperties: false, properties: { key_name: keyName, name: keyName, permissions } },
+      handler: (request) => {
+        const body = request.body as { key_name?: string; name?: string; permissions?: Permission[] };
+        return { status: 201, body: create(request.principal!.userId, body.key_name ?? body.name ?? 'default', body.permissions ?? ['read', 'trade']) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/api-keys',
+      auth: 'bearer',
+      rateLimit: 'general',
+      summary: 'List API keys, masked',
+      handler: (request) => ({ body: { api_keys: keys.list(request.principal!.userId).map(keyView) } }),
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/api-keys/{key_id}',
+      auth: 'bearer',
+      rateLimit: 'general',
+      summary: 'Revoke an API key',
+      handler: (request) => {
+        if (!keys.revoke(request.principal!.userId, idOf(request.params['key_id']))) throw new ApiError(404, 'API_KEY_NOT_FOUND', 'no such API key');
+        return { body: { revoked: true, api_key_id: idOf(request.params['key_id']) } };
+      },
+    },
+    {
+      method: 'PATCH',
+      path: '/api/v1/api-keys/{key_id}',
+      auth: 'bearer',
+      rateLimit: 'general',
+      summary: 'Rename an API key or change its permissions',
+      body: { type: 'object', additionalProperties: false, minProperties: 1, properties: { key_name: keyName, name: keyName, permissions } },
+      handler: (request) => {
+        const userId = request.principal!.userId;
+        const id = idOf(request.params['key_id']);
+        const key = keys.get(userId, id);
+        if (key === null) throw new ApiError(404, 'API_KEY_NOT_FOUND', 'no such API key');
+        const body = request.body as { key_name?: string; name?: string; permissions?: Permission[] };
+        keys.update(userId, id, body.key_name ?? body.name ?? key.name, body.permissions ?? key.permissions);
+        return { body: keyView(keys.get(userId, id)!) };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/auth/api-key',
+      auth: 'none',
+      rateLimit: 'general',
+      summary: 'Create an API key with a bearer session and key_name, or in one call with email, password and key_name',
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['key_name'],
+        properties: { key_name: keyName, email: { type: 'string', maxLength: 254 }, password: { type: 'string', maxLength: 128 }, permissions },
+      },
+      handler: async (request) => {
+        const body = request.body as { key_name: string; email?: string; password?: string; permissions?: Permission[] };
+        const granted = body.permissions ?? ['read', 'trade'];
+        const bearer = /^Bearer\s+(\S+)$/i.exec(request.header('authorization'));
+        if (bearer !== null) return { status: 201, body: create(await tokens.verifyAccess(bearer[1]!), body.key_name, granted) };
+        if (body.email === undefined || body.password === undefined) {
+          throw new ApiError(401, 'UNAUTHENTICATED', 'send a bearer token, or email and password with key_name');
+        }
+        const user = findByEmail.get(body.email) as { id: number; password_hash: string } | undefined;
+        const valid = await verifyPassword(body.password, user?.password_hash ?? decoyHash);
+        if (user === undefined || !valid) throw new ApiError(401, 'INVALID_CREDENTIALS', 'email or password is wrong');
+        return { status: 201, body: { ...create(user.id, body.key_name, granted), ...(await tokens.issue(user.id)), user_id: user.id } };
+      },
+    },
+  ];
+}
