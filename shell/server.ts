@@ -25,6 +25,7 @@ import { Authenticator } from './auth/authenticator.ts';
 import { ApiKeys } from './auth/api-keys.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
 import { apiKeyRoutes } from './http/api-keys.ts';
+import { exchangeOrderRoutes } from './http/exchange-orders.ts';
 
 export interface RunningServer {
   readonly port: number;
@@ -40,6 +41,7 @@ export function buildRouteTable(context: ShellContext): RouteTable {
   table.add(authRoutes(context));
   table.add(accountRoutes(context));
   table.add(apiKeyRoutes(context));
+  table.add(exchangeOrderRoutes(context));
   return table;
 }
 

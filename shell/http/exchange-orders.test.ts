@@ -1,0 +1,94 @@
+/** Orders over HTTP: placement with decimal strings, fills and fees in the record, refusals, cancel, open orders. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../config.ts';
+import { silentLog } from '../log.ts';
+import { startServer, type RunningServer } from '../server.ts';
+
+async function call(server: RunningServer, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`http://127.0.0.1:${server.port}${path}`, {
+    method,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: { connection: 'close', 'content-type': 'application/json', ...headers },
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, any> };
+}
+
+async function trader(server: RunningServer, name: string): Promise<{ userId: number; key: Record<string, string> }> {
+  const registered = await call(server, 'POST', '/auth/register', { email: `${name}@example.com`, password: 'correct horse', username: name });
+  const key = await call(server, 'POST', '/api/v1/api-keys', { key_name: 'bot' }, { authorization: `Bearer ${registered.json['access_token']}` });
+  const userId = registered.json['user_id'] as number;
+  for (const [asset, amount] of [['USDC', '100000'], ['ETH', '10']]) {
+    assert.equal((await call(server, 'POST', '/admin/v1/credit', { user_id: userId, asset, amount }, { 'x-api-key': 'admin' })).status, 200);
+  }
+  return { userId, key: { 'x-api-key': key.json['api_key'] as string } };
+}
+
+test('place, fill, refuse, cancel and list orders over HTTP', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'orders-'));
+  const server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' }), silentLog);
+  try {
+    const maker = await trader(server, 'maker_1');
+    const taker = await trader(server, 'taker_1');
+    const ask = await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'sell', order_type: 'limit', quantity: '1.5', price: '3000.10', client_order_id: 'm-1' }, maker.key);
+    assert.equal(ask.status, 201);
+    assert.equal(ask.json['status'], 'open');
+    assert.equal(ask.json['price'], '3000.10');
+    assert.equal(ask.json['quantity'], '1.5000');
+    assert.equal(ask.json['client_order_id'], 'm-1');
+    assert.match(ask.json['created_at'], /Z$/);
+
+    const bbo = await call(server, 'GET', '/api/v1/exchange/eth/bbo');
+    assert.deepEqual(bbo.json['best_ask'], { price: '3000.10', quantity: '1.5000' });
+
+    const buy = await call(server, 'POST', '/api/v1/exchange/ETH/orders', { side: 'buy', order_type: 'ioc', quantity: 2, price: 3001 }, taker.key);
+    assert.equal(buy.status, 201);
+    assert.equal(buy.json['status'], 'expired', 'IOC remainder expires');
+    assert.equal(buy.json['time_in_force'], 'IOC');
+    assert.equal(buy.json['filled_quantity'], '1.5000');
+    assert.equal(buy.json['average_price'], '3000.100000');
+    assert.deepEqual(buy.json['fills'], [{ trade_id: '1', price: '3000.10', quantity: '1.5000', fee: '4.500150', fee_asset: 'USDC', liquidity: 'taker' }]);
+
+    const balances = await call(server, 'GET', '/api/v1/account/me/balances', undefined, taker.key);
+    const usdc = (balances.json['balances'] as Array<Record<string, string>>).find((row) => row['asset'] === 'USDC');
+    assert.equal(usdc!['available'], '95495.349850'); // 100 000 - 4 500.15 - 4.50015 fee
+
+    const refusals: Array<[unknown, number, string]> = [
+      [{ side: 'buy', order_type: 'limit', quantity: '1', price: '3000.001' }, 422, 'PRICE_OFF_TICK'],
+      [{ side: 'buy', order_type: 'limit', quantity: '0.00001', price: '3000' }, 422, 'QUANTITY_OFF_LOT'],
+      [{ side: 'buy', order_type: 'limit', quantity: '1' }, 422, 'PRICE_REQUIRED'],
+      [{ side: 'buy', order_type: 'limit', quantity: '-1', price: '1' }, 422, 'NEGATIVE_VALUE'],
+      [{ side: 'buy', order_type: 'limit', quantity: '1000', price: '3000' }, 422, 'INSUFFICIENT_BALANCE'],
+      [{ side: 'up', order_type: 'limit', quantity: '1', price: '1' }, 422, 'VALIDATION_FAILED'],
+      [{ side: 'buy', order_type: 'limit', quantity: '1', price: '1', colour: 'red' }, 422, 'VALIDATION_FAILED'],
+    ];
+    for (const [body, status, code] of refusals) {
+      const refused = await call(server, 'POST', '/api/v1/exchange/eth/orders', body, taker.key);
+      assert.deepEqual([refused.status, refused.json['error']?.code], [status, code], JSON.stringify(body));
+    }
+    assert.equal((await call(server, 'POST', '/api/v1/exchange/nope/orders', { side: 'buy', order_type: 'market', quantity: '1' }, taker.key)).status, 404);
+
+    const bid = await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'buy', order_type: 'limit', quantity: '0.5', price: '2990', post_only: true }, taker.key);
+    assert.equal(bid.status, 201);
+    const crossing = await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'sell', order_type: 'limit', quantity: '0.5', price: '2980', post_only: true }, maker.key);
+    assert.deepEqual([crossing.status, crossing.json['error'].code], [409, 'POST_ONLY_WOULD_TAKE']);
+    const paper = await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'buy', order_type: 'limit', quantity: '0.5', price: '2990', paper: true }, taker.key);
+    assert.deepEqual([paper.status, paper.json['error']?.code], [422, 'INSUFFICIENT_BALANCE'], 'paper funds are separate');
+
+    const open = await call(server, 'GET', '/api/v1/exchange/eth/orders/open', undefined, taker.key);
+    assert.deepEqual(open.json['orders'].map((order: Record<string, string>) => [order['order_id'], order['status'], order['price']]), [[bid.json['order_id'], 'open', '2990.00']]);
+
+    // Only the owner can cancel; others see 404.
+    assert.equal((await call(server, 'DELETE', `/api/v1/exchange/eth/orders/${bid.json['order_id']}`, undefined, maker.key)).status, 404);
+    const cancelled = await call(server, 'DELETE', `/api/v1/exchange/eth/orders/${bid.json['order_id']}`, undefined, taker.key);
+    assert.deepEqual(cancelled.json, { order_id: bid.json['order_id'], status: 'cancelled', remaining_quantity: '0.5000' });
+    assert.equal((await call(server, 'DELETE', `/api/v1/exchange/eth/orders/${bid.json['order_id']}`, undefined, taker.key)).status, 404);
+    assert.equal((await call(server, 'DELETE', '/api/v1/exchange/eth/orders/abc', undefined, taker.key)).status, 404);
+  } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

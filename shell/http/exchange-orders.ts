@@ -1,0 +1,294 @@
+/**
+ * Exchange order routes: place, cancel, and list open orders. A placement is converted at the edge
+ * (decimal strings or numbers to ticks and lots, exactly), given the next order id, and enqueued on the
+ * sequencer; the answer is written when the command is durable, from the command's own events: the order
+ * record of SPEC.md plus its progress and the fills it made.
+ */
+import {
+  CommandKind,
+  OrderType,
+  SelfTradePrevention,
+  TimeInForce,
+  modeNames,
+  orderTypeNames,
+  selfTradePreventionNames,
+  sideNames,
+  timeInForceNames,
+  type Command,
+  type Mode,
+  type PlaceOrder,
+} from '../../engine/core/commands.ts';
+import { EventKind, OrderStatus, orderStatusNames, type EngineEvent } from '../../engine/core/events.ts';
+import { Result, resultCode, resultMessage } from '../../engine/core/results.ts';
+import { formatPrice, formatQuantity, formatSteps, priceToTicks, quantityToLots, type Pair } from '../../engine/core/units.ts';
+import { noSlot } from '../../engine/core/order-store.ts';
+import type { Outcome } from '../../engine/runtime/sequencer.ts';
+import { ApiError, engineRefusal } from './errors.ts';
+import type { Reply, Route } from './route-table.ts';
+import type { ShellContext } from '../context.ts';
+import { pairOf } from './exchange-public.ts';
+
+const decimal = { oneOf: [{ type: 'string', minLength: 1, maxLength: 40 }, { type: 'number' }] };
+
+const orderBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['side', 'order_type', 'quantity'],
+  properties: {
+    side: { enum: ['buy', 'sell'] },
+    order_type: { enum: ['limit', 'market', 'stop_limit', 'stop_market', 'ioc'] },
+    quantity: decimal,
+    price: decimal,
+    stop_price: decimal,
+    mode: { enum: ['live', 'paper'] },
+    paper: { type: 'boolean' },
+    is_paper: { type: 'boolean' },
+    time_in_force: { enum: ['GTC', 'IOC', 'FOK', 'gtc', 'ioc', 'fok'] },
+    post_only: { type: 'boolean' },
+    client_order_id: { type: 'string', minLength: 1, maxLength: 64 },
+    stp: { enum: ['cancel_taker', 'cancel_maker', 'cancel_both', 'none'] },
+    symbol: { type: 'string', maxLength: 32 },
+    pair: { type: 'string', maxLength: 32 },
+  },
+};
+
+interface OrderBody {
+  side: 'buy' | 'sell';
+  order_type: 'limit' | 'market' | 'stop_limit' | 'stop_market' | 'ioc';
+  quantity: unknown;
+  price?: unknown;
+  stop_price?: unknown;
+  mode?: 'live' | 'paper';
+  paper?: boolean;
+  is_paper?: boolean;
+  time_in_force?: string;
+  post_only?: boolean;
+  client_order_id?: string;
+  stp?: (typeof selfTradePreventionNames)[number];
+}
+
+function refuse(field: string, code: (typeof Result)[keyof typeof Result]): never {
+  throw new ApiError(422, resultCode(code), `${field}: ${resultMessage(code)}`);
+}
+
+/** Turns a validated body into a PlaceOrder for `pair` (order id and stamps filled in later). */
+export function orderCommand(pair: Pair, userId: number, body: OrderBody): PlaceOrder {
+  const quantity = quantityToLots(body.quantity, pair);
+  if (quantity.code !== Result.ok) refuse('quantity', quantity.code);
+  const kind = body.order_type === 'ioc' ? 'limit' : body.order_type;
+  const orderType = orderTypeNames.indexOf(kind) as OrderType;
+  const needsPrice = orderType === OrderType.limit || orderType === OrderType.stopLimit;
+  const needsStop = orderType === OrderType.stopLimit || orderType === OrderType.stopMarket;
+  let priceTicks = 0;
+  if (needsPrice) {
+    if (body.price === undefined) refuse('price', Result.priceRequired);
+    const price = priceToTicks(body.price, pair);
+    if (price.code !== Result.ok) refuse('price', price.code);
+    priceTicks = price.value;
+  }
+  let stopPriceTicks = 0;
+  if (needsStop) {
+    if (body.stop_price === undefined) refuse('stop_price', Result.stopPriceRequired);
+    const stop = priceToTicks(body.stop_price, pair);
+    if (stop.code !== Result.ok) refuse('stop_price', stop.code);
+    stopPriceTicks = stop.value;
+  }
+  const tif = body.order_type === 'ioc' ? 'IOC' : (body.time_in_force ?? 'GTC').toUpperCase();
+  const paper = body.mode === 'paper' || body.paper === true || body.is_paper === true;
+  return {
+    kind: CommandKind.placeOrder,
+    seq: 0,
+    ts: 0,
+    orderId: 0,
+    userId,
+    mode: (paper ? 1 : 0) as Mode,
+    pairId: pair.id,
+    side: body.side === 'buy' ? 0 : 1,
+    orderType,
+    timeInForce: timeInForceNames.indexOf(tif as (typeof timeInForceNames)[number]) as TimeInForce,
+    priceTicks,
+    stopPriceTicks,
+    quantityLots: quantity.value,
+    postOnly: body.post_only === true,
+    selfTradePrevention: (body.stp === undefined ? SelfTradePrevention.cancelTaker : selfTradePreventionNames.indexOf(body.stp)) as SelfTradePrevention,
+    clientOrderId: body.client_order_id ?? '',
+  };
+}
+
+/** `numerator / denominator` steps as a decimal string with the step's decimals plus `extra`, rounded down. */
+function formatRatio(numerator: number, denominator: number, scale: { mantissa: bigint; scale: number }, extra: number): string {
+  const factor = 10n ** BigInt(extra);
+  const scaled = (BigInt(numerator) * scale.mantissa * factor) / BigInt(denominator);
+  return formatSteps(Number(scaled), { mantissa: 1n, scale: scale.scale + extra });
+}
+
+/** The order record built from the events of the command that placed it. */
+export function orderRecord(pair: Pair, command: PlaceOrder, outcome: Outcome): Record<string, unknown> {
+  let status: number = OrderStatus.open;
+  let filledLots = 0;
+  let notionalAtoms = 0;
+  const fills: Array<Record<string, unknown>> = [];
+  outcome.forEachEvent((event: EngineEvent) => {
+    switch (event.kind) {
+      case EventKind.orderAccepted:
+        if (event.orderId === command.orderId) status = event.status;
+        break;
+      case EventKind.stopTriggered:
+        if (event.orderId === command.orderId) status = OrderStatus.open;
+        break;
+      case EventKind.tradeExecuted: {
+        const taker = event.takerOrderId === command.orderId;
+        if (!taker && event.makerOrderId !== command.orderId) break;
+        filledLots += event.quantityLots;
+        notionalAtoms += event.notionalAtoms;
+        fills.push({
+          trade_id: String(event.tradeId),
+          price: formatPrice(event.priceTicks, pair),
+          quantity: formatQuantity(event.quantityLots, pair),
+          fee: formatSteps(taker ? event.takerFeeAtoms : event.makerFeeAtoms, pair.quote.atom),
+          fee_asset: pair.quote.symbol,
+          liquidity: taker ? 'taker' : 'maker',
+        });
+        break;
+      }
+      case EventKind.orderCancelled:
+        if (event.orderId === command.orderId) status = OrderStatus.cancelled;
+        break;
+      case EventKind.orderExpired:
+        if (event.orderId === command.orderId) status = OrderStatus.expired;
+        break;
+      default:
+        break;
+    }
+  });
+  if (status === OrderStatus.open && filledLots > 0) status = filledLots === command.quantityLots ? OrderStatus.filled : OrderStatus.partiallyFilled;
+  const isMarket = command.orderType === OrderType.market || command.orderType === OrderType.stopMarket;
+  return {
+    order_id: String(command.orderId),
+    client_order_id: command.clientOrderId === '' ? null : command.clientOrderId,
+    symbol: pair.base.symbol,
+    pair: pair.name,
+    side: sideNames[command.side],
+    order_type: orderTypeNames[command.orderType],
+    time_in_force: timeInForceNames[command.timeInForce],
+    post_only: command.postOnly,
+    stp: selfTradePreventionNames[command.selfTradePrevention],
+    quantity: formatQuantity(command.quantityLots, pair),
+    price: isMarket ? null : formatPrice(command.priceTicks, pair),
+    stop_price: command.stopPriceTicks === 0 ? null : formatPrice(command.stopPriceTicks, pair),
+    mode: modeNames[command.mode],
+    status: orderStatusNames[status],
+    filled_quantity: formatQuantity(filledLots, pair),
+    average_price: filledLots === 0 ? null : formatRatio(notionalAtoms, filledLots * pair.quoteAtomsPerTickLot, pair.tick, 4),
+    created_at: new Date(outcome.ts).toISOString(),
+    fills,
+  };
+}
+
+/** Resolves with the reply built inside the sequencer's callback (the outcome is only valid there). */
+function enqueue(context: ShellContext, command: Command, build: (outcome: Outcome) => Reply): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    context.durable.enqueue(command, (outcome) => {
+      if (outcome.error !== null) return reject(outcome.error);
+      try {
+        resolve(build(outcome));
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}
+
+function modeOf(query: Readonly<Record<string, string>>): Mode {
+  return query['mode'] === 'paper' ? 1 : 0;
+}
+
+export function exchangeOrderRoutes(context: ShellContext): Route[] {
+  const engine = context.durable.engine;
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/exchange/{symbol}/orders',
+      auth: 'bearer_or_key',
+      permission: 'trade',
+      rateLimit: 'orders',
+      summary: 'Place an order (limit, market, ioc, stop_limit, stop_market; GTC/IOC/FOK, post_only, client_order_id, stp; live or paper)',
+      body: orderBody,
+      handler: (request) => {
+        const pair = pairOf(context, request.params['symbol']);
+        const command = orderCommand(pair, request.principal!.userId, request.body as OrderBody);
+        // Ids are minted here, just before the command is sequenced: the engine requires them to increase.
+        command.orderId = engine.lastOrderId + 1;
+        return enqueue(context, command, (outcome) => {
+          if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
+          return { status: 201, body: orderRecord(pair, command, outcome) };
+        });
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/exchange/{symbol}/orders/{order_id}',
+      auth: 'bearer_or_key',
+      permission: 'trade',
+      rateLimit: 'orders',
+      summary: 'Cancel an open order (404 for an order that is not yours or not open)',
+      query: { type: 'object', additionalProperties: false, properties: { mode: { enum: ['live', 'paper'] } } },
+      handler: (request) => {
+        const pair = pairOf(context, request.params['symbol']);
+        const orderId = Number(request.params['order_id']);
+        const mode = modeOf(request.query);
+        const slot = Number.isSafeInteger(orderId) && orderId > 0 ? engine.slotOf(orderId) : noSlot;
+        if (slot === noSlot || engine.contexts[engine.orders.context[slot]!]!.pair !== pair) {
+          throw new ApiError(404, 'ORDER_NOT_FOUND', 'no such open order');
+        }
+        const command: Command = { kind: CommandKind.cancelOrder, seq: 0, ts: 0, userId: request.principal!.userId, mode, orderId, clientOrderId: '' };
+        return enqueue(context, command, (outcome) => {
+          if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
+          let remainingLots = 0;
+          outcome.forEachEvent((event) => {
+            if (event.kind === EventKind.orderCancelled && event.orderId === orderId) remainingLots = event.remainingLots;
+          });
+          return { body: { order_id: String(orderId), status: 'cancelled', remaining_quantity: formatQuantity(remainingLots, pair) } };
+        });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/exchange/{symbol}/orders/open',
+      auth: 'bearer_or_key',
+      permission: 'read',
+      rateLimit: 'general',
+      summary: 'Open orders of the caller on this pair (resting and untriggered stops)',
+      query: { type: 'object', additionalProperties: false, properties: { mode: { enum: ['live', 'paper'] } } },
+      handler: (request) => {
+        const pair = pairOf(context, request.params['symbol']);
+        const mode = modeOf(request.query);
+        const store = engine.orders;
+        const orders = engine
+          .openOrderSlots(request.principal!.userId, mode)
+          .filter((slot) => engine.contexts[store.context[slot]!]!.pair === pair)
+          .map((slot) => {
+            const orderType = store.orderType[slot] as OrderType;
+            const isMarket = orderType === OrderType.market || orderType === OrderType.stopMarket;
+            const filledLots = store.filledLots[slot]!;
+            return {
+              order_id: String(store.orderId[slot]!),
+              client_order_id: store.clientOrderId[slot] === '' ? null : store.clientOrderId[slot],
+              symbol: pair.base.symbol,
+              side: sideNames[store.side[slot]!],
+              order_type: orderTypeNames[orderType],
+              time_in_force: timeInForceNames[store.timeInForce[slot]!],
+              quantity: formatQuantity(store.quantityLots[slot]!, pair),
+              price: isMarket ? null : formatPrice(store.priceTicks[slot]!, pair),
+              stop_price: store.stopPriceTicks[slot] === 0 ? null : formatPrice(store.stopPriceTicks[slot]!, pair),
+              mode: modeNames[mode],
+              status: orderStatusNames[store.status[slot]!],
+              filled_quantity: formatQuantity(filledLots, pair),
+              average_price: filledLots === 0 ? null : formatRatio(store.filledNotionalAtoms[slot]!, filledLots * pair.quoteAtomsPerTickLot, pair.tick, 4),
+            };
+          });
+        return { body: { orders } };
+      },
+    },
+  ];
+}
