@@ -10,16 +10,12 @@ import { join } from 'node:path';
 import { loadConfig } from './config.ts';
 import { silentLog } from './log.ts';
 import { startServer, type RunningServer } from './server.ts';
+import { call } from './http/test-client.ts';
 
 async function start(dataDir: string): Promise<RunningServer> {
   return startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_API_KEY: 'test-admin-key', BODY_BYTES_MAX: '2048' }), silentLog);
 }
 
-async function call(server: RunningServer, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown }> {
-  const response = await fetch(`http://127.0.0.1:${server.port}${path}`, { method, body, headers: { connection: 'close', ...headers } });
-  const text = await response.text();
-  return { status: response.status, json: JSON.parse(text) as unknown };
-}
 
 function errorCode(json: unknown): string {
   return (json as { error: { code: string } }).error.code;

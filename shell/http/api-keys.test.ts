@@ -6,16 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config.ts';
 import { silentLog } from '../log.ts';
-import { startServer, type RunningServer } from '../server.ts';
+import { startServer } from '../server.ts';
+import { call } from './test-client.ts';
 
-async function call(server: RunningServer, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`http://127.0.0.1:${server.port}${path}`, {
-    method,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    headers: { connection: 'close', 'content-type': 'application/json', ...headers },
-  });
-  return { status: response.status, headers: response.headers, json: (await response.json()) as Record<string, any> };
-}
 
 test('API keys: shown once, listed masked, rate limited by tier, revocable; the one-call flow', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'keys-'));

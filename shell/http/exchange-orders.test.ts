@@ -7,15 +7,8 @@ import { join } from 'node:path';
 import { loadConfig } from '../config.ts';
 import { silentLog } from '../log.ts';
 import { startServer, type RunningServer } from '../server.ts';
+import { call } from './test-client.ts';
 
-async function call(server: RunningServer, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`http://127.0.0.1:${server.port}${path}`, {
-    method,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    headers: { connection: 'close', 'content-type': 'application/json', ...headers },
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, any> };
-}
 
 async function trader(server: RunningServer, name: string): Promise<{ userId: number; key: Record<string, string> }> {
   const registered = await call(server, 'POST', '/auth/register', { email: `${name}@example.com`, password: 'correct horse', username: name });
