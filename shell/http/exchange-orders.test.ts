@@ -85,3 +85,42 @@ test('place, fill, refuse, cancel and list orders over HTTP', async () => {
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('batch place and cancel, amend with priority rules, and cancel-all over HTTP', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'orders-batch-'));
+  const server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' }), silentLog);
+  try {
+    const mm = await trader(server, 'mm_batch');
+    const batch = await call(server, 'POST', '/api/v1/exchange/eth/orders/batch', {
+      orders: [
+        { side: 'sell', order_type: 'limit', quantity: '0.1', price: '3010' },
+        { side: 'sell', order_type: 'limit', quantity: '0.1', price: '3010.001' },
+        { side: 'sell', order_type: 'limit', quantity: '5000', price: '3020' },
+        { side: 'buy', order_type: 'limit', quantity: '0.2', price: '2990', client_order_id: 'b-1' },
+      ],
+    }, mm.key);
+    assert.equal(batch.status, 200);
+    const results = batch.json['results'] as Array<Record<string, any>>;
+    assert.deepEqual(results.map((result) => result['status'] ?? result['error'].code), ['open', 'PRICE_OFF_TICK', 'QUANTITY_OUT_OF_RANGE', 'open']);
+    assert.equal((await call(server, 'POST', '/api/v1/exchange/eth/orders/batch', { orders: Array.from({ length: 11 }, () => ({ side: 'buy', order_type: 'market', quantity: '1' })) }, mm.key)).status, 422);
+
+    const askId = results[0]!['order_id'];
+    const reduced = await call(server, 'PATCH', `/api/v1/exchange/eth/orders/${askId}`, { quantity: '0.05' }, mm.key);
+    assert.deepEqual([reduced.json['quantity'], reduced.json['priority_kept']], ['0.0500', true]);
+    const moved = await call(server, 'PATCH', `/api/v1/exchange/eth/orders/${askId}`, { price: '3005.5' }, mm.key);
+    assert.deepEqual([moved.json['price'], moved.json['priority_kept']], ['3005.50', false]);
+    assert.equal((await call(server, 'PATCH', `/api/v1/exchange/eth/orders/${askId}`, { price: '3005.555' }, mm.key)).json['error'].code, 'PRICE_OFF_TICK');
+    assert.equal((await call(server, 'PATCH', '/api/v1/exchange/eth/orders/999999', { price: '3005' }, mm.key)).status, 404);
+
+    const cancelBatch = await call(server, 'DELETE', '/api/v1/exchange/eth/orders/batch', { order_ids: [String(askId), '424242'] }, mm.key);
+    assert.deepEqual(cancelBatch.json['results'].map((result: Record<string, any>) => result['status'] ?? result['error'].code), ['cancelled', 'ORDER_NOT_FOUND']);
+
+    await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'buy', order_type: 'stop_limit', quantity: '0.1', price: '3100', stop_price: '3050' }, mm.key);
+    const all = await call(server, 'DELETE', '/api/v1/exchange/eth/orders', undefined, mm.key);
+    assert.equal(all.json['count'], 2, 'the resting bid and the pending stop');
+    assert.deepEqual((await call(server, 'GET', '/api/v1/exchange/eth/orders/open', undefined, mm.key)).json['orders'], []);
+  } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -16,6 +16,7 @@ import {
   timeInForceNames,
   type Command,
   type Mode,
+  type OrderRequest,
   type PlaceOrder,
 } from '../../engine/core/commands.ts';
 import { EventKind, OrderStatus, orderStatusNames, type EngineEvent } from '../../engine/core/events.ts';
@@ -123,7 +124,7 @@ function formatRatio(numerator: number, denominator: number, scale: { mantissa: 
 }
 
 /** The order record built from the events of the command that placed it. */
-export function orderRecord(pair: Pair, command: PlaceOrder, outcome: Outcome): Record<string, unknown> {
+export function orderRecord(pair: Pair, command: OrderRequest, outcome: Outcome): Record<string, unknown> {
   let status: number = OrderStatus.open;
   let filledLots = 0;
   let notionalAtoms = 0;
@@ -199,6 +200,8 @@ function enqueue(context: ShellContext, command: Command, build: (outcome: Outco
   });
 }
 
+const modeQuery = { type: 'object', additionalProperties: false, properties: { mode: { enum: ['live', 'paper'] } } };
+
 function modeOf(query: Readonly<Record<string, string>>): Mode {
   return query['mode'] === 'paper' ? 1 : 0;
 }
@@ -232,7 +235,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
       permission: 'trade',
       rateLimit: 'orders',
       summary: 'Cancel an open order (404 for an order that is not yours or not open)',
-      query: { type: 'object', additionalProperties: false, properties: { mode: { enum: ['live', 'paper'] } } },
+      query: modeQuery,
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
         const orderId = Number(request.params['order_id']);
@@ -253,13 +256,152 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
       },
     },
     {
+      method: 'POST',
+      path: '/api/v1/exchange/{symbol}/orders/batch',
+      auth: 'bearer_or_key',
+      permission: 'trade',
+      rateLimit: 'orders',
+      weight: (body) => ((body as { orders?: unknown[] } | undefined)?.orders?.length ?? 1),
+      summary: 'Place up to 10 orders in one command; each gets its own result, one bad order does not sink the others',
+      body: { type: 'object', additionalProperties: false, required: ['orders'], properties: { orders: { type: 'array', minItems: 1, maxItems: 10, items: orderBody } } },
+      handler: (request) => {
+        const pair = pairOf(context, request.params['symbol']);
+        const userId = request.principal!.userId;
+        // Items that fail conversion at the edge are answered with their error and never reach the engine.
+        const items = (request.body as { orders: OrderBody[] }).orders.map((body) => {
+          try {
+            return { command: orderCommand(pair, userId, body), error: null };
+          } catch (error) {
+            if (!(error instanceof ApiError)) throw error;
+            return { command: null, error };
+          }
+        });
+        const orders: OrderRequest[] = [];
+        for (const item of items) {
+          if (item.command === null) continue;
+          item.command.orderId = engine.lastOrderId + 1 + orders.length;
+          orders.push(item.command);
+        }
+        const errorOf = (error: ApiError) => ({ error: { code: error.code, message: error.message } });
+        if (orders.length === 0) return { status: 200, body: { results: items.map((item) => errorOf(item.error!)) } };
+        const command: Command = { kind: CommandKind.placeBatch, seq: 0, ts: 0, orders };
+        return enqueue(context, command, (outcome) => {
+          if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
+          let next = 0;
+          const results = items.map((item) => {
+            if (item.command === null) return errorOf(item.error!);
+            const result = outcome.batchResults[next++]!;
+            return result === Result.ok ? orderRecord(pair, item.command, outcome) : errorOf(engineRefusal(result));
+          });
+          return { body: { results } };
+        });
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/exchange/{symbol}/orders/batch',
+      auth: 'bearer_or_key',
+      permission: 'trade',
+      rateLimit: 'orders',
+      weight: (body) => ((body as { order_ids?: unknown[] } | undefined)?.order_ids?.length ?? 1),
+      summary: 'Cancel up to 100 orders by id; a result per id',
+      query: modeQuery,
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['order_ids'],
+        properties: { order_ids: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', pattern: '^[0-9]{1,15}$' } } },
+      },
+      handler: (request) => {
+        const orderIds = (request.body as { order_ids: string[] }).order_ids.map(Number);
+        const command: Command = { kind: CommandKind.cancelBatch, seq: 0, ts: 0, userId: request.principal!.userId, mode: modeOf(request.query), orderIds };
+        return enqueue(context, command, (outcome) => {
+          if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
+          const results = orderIds.map((orderId, index) => {
+            const result = outcome.batchResults[index]!;
+            return result === Result.ok ? { order_id: String(orderId), status: 'cancelled' } : { order_id: String(orderId), error: { code: resultCode(result), message: resultMessage(result) } };
+          });
+          return { body: { results } };
+        });
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/exchange/{symbol}/orders',
+      auth: 'bearer_or_key',
+      permission: 'trade',
+      rateLimit: 'orders',
+      summary: 'Cancel all of the caller s open orders on this pair (resting and untriggered stops)',
+      query: modeQuery,
+      handler: (request) => {
+        const pair = pairOf(context, request.params['symbol']);
+        const command: Command = { kind: CommandKind.cancelAll, seq: 0, ts: 0, userId: request.principal!.userId, mode: modeOf(request.query), pairId: pair.id };
+        return enqueue(context, command, (outcome) => {
+          if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
+          const cancelled: string[] = [];
+          outcome.forEachEvent((event) => {
+            if (event.kind === EventKind.orderCancelled) cancelled.push(String(event.orderId));
+          });
+          return { body: { cancelled_order_ids: cancelled, count: cancelled.length } };
+        });
+      },
+    },
+    {
+      method: 'PATCH',
+      path: '/api/v1/exchange/{symbol}/orders/{order_id}',
+      auth: 'bearer_or_key',
+      permission: 'trade',
+      rateLimit: 'orders',
+      summary: 'Amend a resting limit order: a smaller quantity keeps its priority; a new price or a larger quantity loses it',
+      query: modeQuery,
+      body: { type: 'object', additionalProperties: false, minProperties: 1, properties: { price: decimal, quantity: decimal } },
+      handler: (request) => {
+        const pair = pairOf(context, request.params['symbol']);
+        const orderId = Number(request.params['order_id']);
+        const body = request.body as { price?: unknown; quantity?: unknown };
+        let priceTicks = 0;
+        let quantityLots = 0;
+        if (body.price !== undefined) {
+          const price = priceToTicks(body.price, pair);
+          if (price.code !== Result.ok) refuse('price', price.code);
+          priceTicks = price.value;
+        }
+        if (body.quantity !== undefined) {
+          const quantity = quantityToLots(body.quantity, pair);
+          if (quantity.code !== Result.ok) refuse('quantity', quantity.code);
+          quantityLots = quantity.value;
+        }
+        const slot = Number.isSafeInteger(orderId) && orderId > 0 ? engine.slotOf(orderId) : noSlot;
+        if (slot === noSlot || engine.contexts[engine.orders.context[slot]!]!.pair !== pair) throw new ApiError(404, 'ORDER_NOT_FOUND', 'no such open order');
+        const command: Command = { kind: CommandKind.amendOrder, seq: 0, ts: 0, userId: request.principal!.userId, mode: modeOf(request.query), orderId, priceTicks, quantityLots };
+        return enqueue(context, command, (outcome) => {
+          if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
+          let amended: Record<string, unknown> = { order_id: String(orderId), unchanged: true };
+          let filledLots = 0;
+          outcome.forEachEvent((event) => {
+            if (event.kind === EventKind.orderAmended && event.orderId === orderId) {
+              amended = {
+                order_id: String(orderId),
+                price: formatPrice(event.priceTicks, pair),
+                quantity: formatQuantity(event.quantityLots, pair),
+                remaining_quantity: formatQuantity(event.remainingLots, pair),
+                priority_kept: event.priorityKept,
+              };
+            }
+            if (event.kind === EventKind.tradeExecuted && event.takerOrderId === orderId) filledLots += event.quantityLots;
+          });
+          return { body: { ...amended, filled_now: formatQuantity(filledLots, pair) } };
+        });
+      },
+    },
+    {
       method: 'GET',
       path: '/api/v1/exchange/{symbol}/orders/open',
       auth: 'bearer_or_key',
       permission: 'read',
       rateLimit: 'general',
       summary: 'Open orders of the caller on this pair (resting and untriggered stops)',
-      query: { type: 'object', additionalProperties: false, properties: { mode: { enum: ['live', 'paper'] } } },
+      query: modeQuery,
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
         const mode = modeOf(request.query);
