@@ -116,8 +116,15 @@ test('batch place and cancel, amend with priority rules, and cancel-all over HTT
     assert.deepEqual(cancelBatch.json['results'].map((result: Record<string, any>) => result['status'] ?? result['error'].code), ['cancelled', 'ORDER_NOT_FOUND']);
 
     await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'buy', order_type: 'stop_limit', quantity: '0.1', price: '3100', stop_price: '3050' }, mm.key);
+    const viaClob = await call(server, 'POST', '/api/v1/clob/orders', { pair: 'ETH/USDC', side: 'buy', order_type: 'limit', quantity: '0.1', price: '2980' }, mm.key);
+    assert.deepEqual([viaClob.status, viaClob.json['pair']], [201, 'ETH/USDC']);
+    assert.equal((await call(server, 'POST', '/api/v1/clob/orders', { side: 'buy', order_type: 'market', quantity: '0.1' }, mm.key)).status, 422);
+    const balance = await call(server, 'GET', '/api/v1/exchange/eth/balance', undefined, mm.key);
+    assert.deepEqual(balance.json['base'], { asset: 'ETH', available: '10.00000000', held: '0.00000000', total: '10.00000000' });
+    // 0.2 @ 2990 + 0.1 @ 2980 + the stop's 0.1 @ 3100, each plus its 10 bps fee cap: 598.598 + 298.298 + 310.31.
+    assert.equal(balance.json['quote']['held'], '1207.206000');
     const all = await call(server, 'DELETE', '/api/v1/exchange/eth/orders', undefined, mm.key);
-    assert.equal(all.json['count'], 2, 'the resting bid and the pending stop');
+    assert.equal(all.json['count'], 3, 'the two resting bids and the pending stop');
     assert.deepEqual((await call(server, 'GET', '/api/v1/exchange/eth/orders/open', undefined, mm.key)).json['orders'], []);
   } finally {
     await server.close();

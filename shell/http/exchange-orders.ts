@@ -208,6 +208,15 @@ function modeOf(query: Readonly<Record<string, string>>): Mode {
 
 export function exchangeOrderRoutes(context: ShellContext): Route[] {
   const engine = context.durable.engine;
+  const place = (pair: Pair, userId: number, body: OrderBody): Promise<Reply> => {
+    const command = orderCommand(pair, userId, body);
+    // Ids are minted here, just before the command is sequenced: the engine requires them to increase.
+    command.orderId = engine.lastOrderId + 1;
+    return enqueue(context, command, (outcome) => {
+      if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
+      return { status: 201, body: orderRecord(pair, command, outcome) };
+    });
+  };
   return [
     {
       method: 'POST',
@@ -217,15 +226,21 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
       rateLimit: 'orders',
       summary: 'Place an order (limit, market, ioc, stop_limit, stop_market; GTC/IOC/FOK, post_only, client_order_id, stp; live or paper)',
       body: orderBody,
+      handler: (request) => place(pairOf(context, request.params['symbol']), request.principal!.userId, request.body as OrderBody),
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/clob/orders',
+      auth: 'bearer_or_key',
+      permission: 'trade',
+      rateLimit: 'orders',
+      summary: 'Place an order naming the market in the body: pair (BASE/QUOTE) or symbol; otherwise as /exchange/{symbol}/orders',
+      body: orderBody,
       handler: (request) => {
-        const pair = pairOf(context, request.params['symbol']);
-        const command = orderCommand(pair, request.principal!.userId, request.body as OrderBody);
-        // Ids are minted here, just before the command is sequenced: the engine requires them to increase.
-        command.orderId = engine.lastOrderId + 1;
-        return enqueue(context, command, (outcome) => {
-          if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
-          return { status: 201, body: orderRecord(pair, command, outcome) };
-        });
+        const body = request.body as OrderBody & { pair?: string; symbol?: string };
+        const named = body.pair ?? body.symbol;
+        if (named === undefined) throw new ApiError(422, 'VALIDATION_FAILED', 'body.pair: pair (BASE/QUOTE) or symbol is required');
+        return place(pairOf(context, named), request.principal!.userId, body);
       },
     },
     {
