@@ -34,6 +34,11 @@ test('place, fill, refuse, cancel and list orders over HTTP', async () => {
     assert.equal(ask.json['client_order_id'], 'm-1');
     assert.match(ask.json['created_at'], /Z$/);
 
+    const book = await call(server, 'GET', '/api/v1/exchange/eth/book?depth=5', undefined, taker.key);
+    assert.deepEqual(book.json['asks'], [{ price: '3000.10', quantity: '1.5000', orders: 1 }]);
+    assert.deepEqual(book.json['bids'], []);
+    assert.equal((await call(server, 'GET', '/api/v1/exchange/eth/book')).status, 401, 'the CLOB book needs a key');
+    assert.equal((await call(server, 'GET', '/api/v1/exchange/eth/book?depth=0', undefined, taker.key)).status, 422);
     const bbo = await call(server, 'GET', '/api/v1/exchange/eth/bbo');
     assert.deepEqual(bbo.json['best_ask'], { price: '3000.10', quantity: '1.5000' });
 

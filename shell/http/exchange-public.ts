@@ -54,6 +54,25 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'GET',
+      path: '/api/v1/exchange/{symbol}/book',
+      auth: 'key',
+      permission: 'read',
+      rateLimit: 'general',
+      summary: 'Bids and asks of the live order book (CLOB only), aggregated by price level, best first',
+      query: { type: 'object', additionalProperties: false, properties: { depth: { type: 'string', pattern: '^(?:[1-9][0-9]{0,2}|1000)$' } } },
+      handler: (request) => {
+        const pair = pairOf(context, request.params['symbol']);
+        const depth = request.query['depth'] === undefined ? 50 : Number(request.query['depth']);
+        const book = context.durable.engine.contexts[pair.index * 2]!.book;
+        const side = (index: 0 | 1) => {
+          const count = book.depth(index, depth, levels);
+          return levels.slice(0, count).map((level) => ({ price: formatPrice(level.priceTicks, pair), quantity: formatQuantity(level.lots, pair), orders: level.orders }));
+        };
+        return { body: { symbol: pair.base.symbol, pair: pair.name, bids: side(0), asks: side(1) } };
+      },
+    },
+    {
+      method: 'GET',
       path: '/api/v1/exchange/{symbol}/bbo',
       auth: 'none',
       rateLimit: 'general',
