@@ -6,6 +6,7 @@ import type { Log } from './log.ts';
 import type { Db } from './store/database.ts';
 import type { Tokens } from './auth/tokens.ts';
 import type { ApiKeys } from './auth/api-keys.ts';
+import type { TwoFactor } from './auth/two-factor.ts';
 
 export interface ShellContext {
   readonly config: Config;
@@ -13,5 +14,5 @@ export interface ShellContext {
   readonly markets: Markets;
   readonly clock: () => number;
   readonly log: Log;
-  readonly identity: { readonly db: Db; readonly tokens: Tokens; readonly keys: ApiKeys };
+  readonly identity: { readonly db: Db; readonly tokens: Tokens; readonly keys: ApiKeys; readonly twoFactor: TwoFactor };
 }

@@ -26,6 +26,8 @@ import { ApiKeys } from './auth/api-keys.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
 import { apiKeyRoutes } from './http/api-keys.ts';
 import { exchangeOrderRoutes } from './http/exchange-orders.ts';
+import { twoFactorRoutes } from './http/two-factor-routes.ts';
+import { TwoFactor } from './auth/two-factor.ts';
 
 export interface RunningServer {
   readonly port: number;
@@ -42,6 +44,7 @@ export function buildRouteTable(context: ShellContext): RouteTable {
   table.add(accountRoutes(context));
   table.add(apiKeyRoutes(context));
   table.add(exchangeOrderRoutes(context));
+  table.add(twoFactorRoutes(context));
   return table;
 }
 
@@ -61,7 +64,8 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   const db = openDatabase(config.dataDir);
   const tokens = new Tokens(db, clock);
   const keys = new ApiKeys(db, clock);
-  const context: ShellContext = { config, durable, markets, clock, log, identity: { db, tokens, keys } };
+  const twoFactor = new TwoFactor(db, clock);
+  const context: ShellContext = { config, durable, markets, clock, log, identity: { db, tokens, keys, twoFactor } };
   const table = buildRouteTable(context);
   const app = uWS.App();
   table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey), log });

@@ -11,6 +11,7 @@ import { ApiError } from '../http/errors.ts';
 
 export const accessTokenSeconds = 15 * 60;
 export const refreshTokenMs = 30 * 24 * 3600 * 1000;
+export const limitedTokenSeconds = 5 * 60;
 
 export interface TokenPair {
   access_token: string;
@@ -55,15 +56,38 @@ export class Tokens {
     return { access_token: access, refresh_token: refresh, token_type: 'bearer', expires_in: accessTokenSeconds };
   }
 
+  /**
+   * The limited token a login on a 2FA account gets: good for five minutes and only for /auth/2fa/verify
+   * (its scope is not `full`, so every other route refuses it).
+   */
+  async issueLimited(userId: number): Promise<string> {
+    const nowSeconds = Math.floor(this.clock() / 1000);
+    return new SignJWT({ scope: '2fa' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(String(userId))
+      .setIssuedAt(nowSeconds)
+      .setExpirationTime(nowSeconds + limitedTokenSeconds)
+      .sign(this.secret);
+  }
+
   /** The user of a valid full access token; throws 401 otherwise. */
-  async verifyAccess(token: string): Promise<number> {
+  verifyAccess(token: string): Promise<number> {
+    return this.verifyScope(token, 'full');
+  }
+
+  /** The user of a valid limited (2FA) token; throws 401 otherwise. */
+  verifyLimited(token: string): Promise<number> {
+    return this.verifyScope(token, '2fa');
+  }
+
+  private async verifyScope(token: string, scope: string): Promise<number> {
     try {
       const { payload } = await jwtVerify(token, this.secret, { algorithms: ['HS256'], currentDate: new Date(this.clock()) });
       const userId = Number(payload.sub);
-      if (payload['scope'] !== 'full' || !Number.isSafeInteger(userId) || userId < 1) throw new Error('scope');
+      if (payload['scope'] !== scope || !Number.isSafeInteger(userId) || userId < 1) throw new Error('scope');
       return userId;
     } catch {
-      throw new ApiError(401, 'INVALID_TOKEN', 'the access token is invalid or expired');
+      throw new ApiError(401, 'INVALID_TOKEN', scope === 'full' ? 'the access token is invalid or expired' : 'the 2FA token is invalid or expired');
     }
   }
 

@@ -94,6 +94,9 @@ export function apiKeyRoutes(context: ShellContext): Route[] {
         const user = findByEmail.get(body.email) as { id: number; password_hash: string } | undefined;
         const valid = await verifyPassword(body.password, user?.password_hash ?? decoyHash);
         if (user === undefined || !valid) throw new ApiError(401, 'INVALID_CREDENTIALS', 'email or password is wrong');
+        if (context.identity.twoFactor.enabled(user.id)) {
+          throw new ApiError(403, 'TWO_FACTOR_REQUIRED', 'this account uses 2FA: log in, verify, then create the key with the bearer token');
+        }
         return { status: 201, body: { ...create(user.id, body.key_name, granted), ...(await tokens.issue(user.id)), user_id: user.id } };
       },
     },

@@ -61,7 +61,11 @@ export function authRoutes(context: ShellContext): Route[] {
         const user = findByEmail.get(body.email) as { id: number; password_hash: string } | undefined;
         const valid = await verifyPassword(body.password, user?.password_hash ?? decoyHash);
         if (user === undefined || !valid) throw new ApiError(401, 'INVALID_CREDENTIALS', 'email or password is wrong');
-        return { body: { ...(await tokens.issue(user.id)), user_id: user.id } };
+        if (context.identity.twoFactor.enabled(user.id)) {
+          // Only /auth/2fa/verify accepts this token; it turns into full tokens with a valid code.
+          return { body: { requires_2fa: true, access_token: await tokens.issueLimited(user.id), token_type: 'bearer', user_id: user.id } };
+        }
+        return { body: { ...(await tokens.issue(user.id)), requires_2fa: false, user_id: user.id } };
       },
     },
     {

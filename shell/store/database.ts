@@ -39,6 +39,10 @@ const migrations: string[] = [
      revoked_at TEXT
    );
    CREATE INDEX api_keys_user ON api_keys(user_id);`,
+  `ALTER TABLE users ADD COLUMN totp_secret TEXT;
+   ALTER TABLE users ADD COLUMN totp_pending_secret TEXT;
+   ALTER TABLE users ADD COLUMN totp_enabled INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE users ADD COLUMN totp_last_step INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 export function openDatabase(dataDir: string): Db {

@@ -1,0 +1,76 @@
+/**
+ * Two-factor routes (SPEC.md): setup returns a secret and provisioning URI; enable needs a valid first
+ * code; verify exchanges the limited token a 2FA login gets for full tokens; disable needs a current code;
+ * status says whether it is on.
+ */
+import { ApiError } from './errors.ts';
+import type { Route } from './route-table.ts';
+import type { ShellContext } from '../context.ts';
+
+const code = { type: 'object', additionalProperties: false, required: ['code'], properties: { code: { type: 'string', pattern: '^[0-9]{6}$' } } };
+
+export function twoFactorRoutes(context: ShellContext): Route[] {
+  const { twoFactor, tokens } = context.identity;
+  const wrongCode = () => new ApiError(401, 'INVALID_2FA_CODE', 'the code is wrong, expired or already used');
+  return [
+    {
+      method: 'POST',
+      path: '/auth/2fa/setup',
+      auth: 'bearer',
+      rateLimit: 'general',
+      summary: 'Start 2FA setup: a TOTP secret and its otpauth:// provisioning URI',
+      handler: (request) => {
+        const setup = twoFactor.setup(request.principal!.userId);
+        if (setup === null) throw new ApiError(409, 'TWO_FACTOR_ENABLED', '2FA is already enabled');
+        return { body: { secret: setup.secret, provisioning_uri: setup.uri, otpauth_url: setup.uri } };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/auth/2fa/enable',
+      auth: 'bearer',
+      rateLimit: 'general',
+      summary: 'Enable 2FA with a valid first code for the secret from setup',
+      body: code,
+      handler: (request) => {
+        if (!twoFactor.enable(request.principal!.userId, (request.body as { code: string }).code)) throw wrongCode();
+        return { body: { enabled: true } };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/auth/2fa/verify',
+      auth: 'none',
+      rateLimit: 'general',
+      summary: 'Exchange the limited token of a 2FA login and a valid code for an access and a refresh token',
+      body: code,
+      handler: async (request) => {
+        const bearer = /^Bearer\s+(\S+)$/i.exec(request.header('authorization'));
+        if (bearer === null) throw new ApiError(401, 'UNAUTHENTICATED', 'Authorization: Bearer <limited token from login> required');
+        const userId = await tokens.verifyLimited(bearer[1]!);
+        if (!twoFactor.accept(userId, (request.body as { code: string }).code)) throw wrongCode();
+        return { body: { ...(await tokens.issue(userId)), user_id: userId } };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/auth/2fa/disable',
+      auth: 'bearer',
+      rateLimit: 'general',
+      summary: 'Disable 2FA with a current code',
+      body: code,
+      handler: (request) => {
+        if (!twoFactor.disable(request.principal!.userId, (request.body as { code: string }).code)) throw wrongCode();
+        return { body: { enabled: false } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/auth/2fa/status',
+      auth: 'bearer',
+      rateLimit: 'general',
+      summary: 'Whether 2FA is enabled',
+      handler: (request) => ({ body: { enabled: twoFactor.enabled(request.principal!.userId) } }),
+    },
+  ];
+}
