@@ -27,6 +27,7 @@ import { RateLimiter } from './auth/rate-limit.ts';
 import { apiKeyRoutes } from './http/api-keys.ts';
 import { exchangeOrderRoutes } from './http/exchange-orders.ts';
 import { twoFactorRoutes } from './http/two-factor-routes.ts';
+import { agentRoutes } from './http/agents.ts';
 import { TwoFactor } from './auth/two-factor.ts';
 
 export interface RunningServer {
@@ -45,6 +46,7 @@ export function buildRouteTable(context: ShellContext): RouteTable {
   table.add(apiKeyRoutes(context));
   table.add(exchangeOrderRoutes(context));
   table.add(twoFactorRoutes(context));
+  table.add(agentRoutes(context));
   return table;
 }
 

@@ -8,6 +8,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../store/database.ts';
 
 export const userKeyPrefix = 'tpk_';
+/** Keys issued to self-registered AI agents (SPEC.md: prefix mcp_). */
+export const agentKeyPrefix = 'mcp_';
 export const secretPrefix = 'tps_';
 export const tiers = ['STANDARD', 'PREMIUM', 'MARKET_MAKER', 'ADMIN'] as const;
 export type Tier = (typeof tiers)[number];
@@ -23,6 +25,8 @@ export interface ApiKeyRecord {
   permissions: Permission[];
   tier: Tier;
   createdAt: string;
+  /** An agent key's registered rate, which replaces the tier's limits; null for user keys. */
+  requestsPerMinute: number | null;
 }
 
 interface Row {
@@ -33,6 +37,7 @@ interface Row {
   permissions: string;
   tier: string;
   created_at: string;
+  requests_per_minute: number | null;
 }
 
 function digest(text: string): string {
@@ -48,6 +53,7 @@ function record(row: Row): ApiKeyRecord {
     permissions: row.permissions.split(',').filter((value) => value !== '') as Permission[],
     tier: row.tier as Tier,
     createdAt: row.created_at,
+    requestsPerMinute: row.requests_per_minute,
   };
 }
 
@@ -65,7 +71,7 @@ export class ApiKeys {
     private readonly clock: () => number,
   ) {
     this.insert = db.prepare(
-      'INSERT INTO api_keys (user_id, name, key_hash, secret_hash, masked, permissions, tier, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO api_keys (user_id, name, key_hash, secret_hash, masked, permissions, tier, created_at, requests_per_minute) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     this.byHash = db.prepare('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL');
     this.byUser = db.prepare('SELECT * FROM api_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY id');
@@ -79,13 +85,22 @@ export class ApiKeys {
     return (this.countByUser.get(userId) as { count: number }).count;
   }
 
-  create(userId: number, name: string, permissions: Permission[], tier: Tier): { record: ApiKeyRecord; apiKey: string; apiSecret: string } {
-    const apiKey = userKeyPrefix + randomBytes(32).toString('base64url');
+  create(
+    userId: number,
+    name: string,
+    permissions: Permission[],
+    tier: Tier,
+    agent: { requestsPerMinute: number } | null = null,
+  ): { record: ApiKeyRecord; apiKey: string; apiSecret: string } {
+    const apiKey = (agent === null ? userKeyPrefix : agentKeyPrefix) + randomBytes(32).toString('base64url');
+    const requestsPerMinute = agent?.requestsPerMinute ?? null;
     const apiSecret = secretPrefix + randomBytes(32).toString('base64url');
     const masked = `${apiKey.slice(0, 8)}…${apiKey.slice(-4)}`;
     const createdAt = new Date(this.clock()).toISOString();
-    const id = Number(this.insert.run(userId, name, digest(apiKey), digest(apiSecret), masked, permissions.join(','), tier, createdAt).lastInsertRowid);
-    return { record: { id, userId, name, masked, permissions, tier, createdAt }, apiKey, apiSecret };
+    const id = Number(
+      this.insert.run(userId, name, digest(apiKey), digest(apiSecret), masked, permissions.join(','), tier, createdAt, requestsPerMinute).lastInsertRowid,
+    );
+    return { record: { id, userId, name, masked, permissions, tier, createdAt, requestsPerMinute }, apiKey, apiSecret };
   }
 
   /** The live key with this plaintext, or null. */

@@ -17,9 +17,11 @@ export interface Principal {
   readonly keyId: number;
   readonly permissions: readonly Permission[];
   readonly tier: Tier;
+  /** An agent key's registered rate, used for every class instead of the tier's limits. */
+  readonly requestsPerMinute: number | null;
 }
 
-const adminPrincipal: Principal = { userId: 0, keyId: 0, permissions: ['read', 'trade'], tier: 'ADMIN' };
+const adminPrincipal: Principal = { userId: 0, keyId: 0, permissions: ['read', 'trade'], tier: 'ADMIN', requestsPerMinute: null };
 
 function sameText(a: string, b: string): boolean {
   const left = Buffer.from(a);
@@ -80,21 +82,22 @@ export class Authenticator {
     if (access.permission !== undefined && !key.permissions.includes(access.permission)) {
       throw new ApiError(403, 'PERMISSION_DENIED', `this key lacks the ${access.permission} permission`);
     }
-    return { userId: key.userId, keyId: key.id, permissions: key.permissions, tier: key.tier };
+    return { userId: key.userId, keyId: key.id, permissions: key.permissions, tier: key.tier, requestsPerMinute: key.requestsPerMinute };
   }
 
   private async bearer(authorization: string): Promise<Principal> {
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     if (match === null) throw new ApiError(401, 'UNAUTHENTICATED', 'Authorization: Bearer <access token> or X-API-Key required');
     const userId = await this.tokens.verifyAccess(match[1]!);
-    return { userId, keyId: 0, permissions: ['read', 'trade'], tier: 'STANDARD' };
+    return { userId, keyId: 0, permissions: ['read', 'trade'], tier: 'STANDARD', requestsPerMinute: null };
   }
 
   private limit(access: Access, principal: Principal): Result {
     if (access.rateLimit === 'none') return { principal, headers: {} };
     const perMinute = access.rateLimit === 'orders' ? ordersPerMinute : generalPerMinute;
     const subject = principal.keyId !== 0 ? `key:${principal.keyId}` : `user:${principal.userId}`;
-    const decision = this.limiter.take(subject, access.rateLimit, perMinute[principal.tier], access.weight);
+    const limit = principal.requestsPerMinute ?? perMinute[principal.tier];
+    const decision = this.limiter.take(subject, access.rateLimit, limit, access.weight);
     if (!decision.allowed) throw new ApiError(429, 'RATE_LIMITED', `rate limit of ${decision.headers['X-RateLimit-Limit']} per minute exceeded`, decision.headers);
     return { principal, headers: decision.headers };
   }

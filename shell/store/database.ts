@@ -43,6 +43,20 @@ const migrations: string[] = [
    ALTER TABLE users ADD COLUMN totp_pending_secret TEXT;
    ALTER TABLE users ADD COLUMN totp_enabled INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE users ADD COLUMN totp_last_step INTEGER NOT NULL DEFAULT 0;`,
+  `ALTER TABLE api_keys ADD COLUMN requests_per_minute INTEGER;
+   CREATE TABLE agents (
+     id TEXT PRIMARY KEY,
+     user_id INTEGER NOT NULL REFERENCES users(id),
+     api_key_id INTEGER NOT NULL REFERENCES api_keys(id),
+     name TEXT NOT NULL,
+     contact_email TEXT NOT NULL,
+     intended_use TEXT NOT NULL,
+     description TEXT NOT NULL,
+     capabilities TEXT NOT NULL,
+     role TEXT NOT NULL,
+     trust_level TEXT NOT NULL,
+     created_at TEXT NOT NULL
+   );`,
 ];
 
 export function openDatabase(dataDir: string): Db {

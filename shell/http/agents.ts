@@ -1,0 +1,86 @@
+/**
+ * Agent self-registration (SPEC.md: POST /mcp/v1/register). An AI agent gets an account of its own and an
+ * `mcp_` key with read and trade permissions, limited to its registered rate. Registration needs no
+ * credential, so the number of agents is capped and every field is bounded.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { ApiError } from './errors.ts';
+import type { Route } from './route-table.ts';
+import type { ShellContext } from '../context.ts';
+import { hashPassword } from '../auth/passwords.ts';
+
+/** Requests per minute an agent key gets at registration (SPEC.md's example). */
+export const agentRequestsPerMinute = 60;
+export const agentsMax = 100_000;
+const trustLevel = 'recognized';
+
+export function agentRoutes(context: ShellContext): Route[] {
+  const { db, keys } = context.identity;
+  const countAgents = db.prepare('SELECT COUNT(*) AS count FROM agents');
+  const insertUser = db.prepare('INSERT INTO users (email, username, password_hash, created_at) VALUES (?, ?, ?, ?)');
+  const insertAgent = db.prepare(
+    'INSERT INTO agents (id, user_id, api_key_id, name, contact_email, intended_use, description, capabilities, role, trust_level, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const text = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength });
+  return [
+    {
+      method: 'POST',
+      path: '/mcp/v1/register',
+      auth: 'none',
+      rateLimit: 'none',
+      summary: 'Register an AI agent: an account and an mcp_ API key limited to its registered rate',
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'contact_email', 'intended_use'],
+        properties: {
+          name: text(100),
+          contact_email: { type: 'string', minLength: 3, maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+$' },
+          intended_use: text(1000),
+          description: { type: 'string', maxLength: 2000 },
+          capabilities: { type: 'array', maxItems: 32, items: text(64) },
+          role: text(64),
+        },
+      },
+      handler: async (request) => {
+        const body = request.body as { name: string; contact_email: string; intended_use: string; description?: string; capabilities?: string[]; role?: string };
+        if ((countAgents.get() as { count: number }).count >= agentsMax) throw new ApiError(503, 'REGISTRATION_CLOSED', 'agent registration is at capacity');
+        const agentId = randomUUID();
+        // The agent's own account: no password anyone knows, so it can only be reached through its key.
+        const passwordHash = await hashPassword(randomBytes(32).toString('base64url'));
+        const createdAt = new Date(context.clock()).toISOString();
+        const registered = db.transaction(() => {
+          const userId = Number(insertUser.run(`agent+${agentId}@agents.invalid`, `agent_${agentId}`, passwordHash, createdAt).lastInsertRowid);
+          const key = keys.create(userId, `agent ${body.name}`, ['read', 'trade'], 'STANDARD', { requestsPerMinute: agentRequestsPerMinute });
+          insertAgent.run(
+            agentId,
+            userId,
+            key.record.id,
+            body.name,
+            body.contact_email,
+            body.intended_use,
+            body.description ?? '',
+            JSON.stringify(body.capabilities ?? []),
+            body.role ?? 'trader',
+            trustLevel,
+            createdAt,
+          );
+          return { userId, key };
+        })();
+        const host = request.header('host') || `${context.config.host}:${context.config.port}`;
+        return {
+          status: 201,
+          body: {
+            agent_id: agentId,
+            user_id: registered.userId,
+            api_key: registered.key.apiKey,
+            api_secret: registered.key.apiSecret,
+            trust_level: trustLevel,
+            rate_limits: { requests_per_minute: agentRequestsPerMinute },
+            onboarding_url: `http://${host}/llms.txt`,
+          },
+        };
+      },
+    },
+  ];
+}
