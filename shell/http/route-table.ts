@@ -159,44 +159,45 @@ export class RouteTable {
       return send(404, errorBody('NOT_FOUND', `no route for ${method} ${path}`));
     }
     const compiled = match.route;
+    const route = compiled.route;
+    const header = (name: string): string => headers[name.toLowerCase()] ?? '';
+    // Credentials and the rate limit come first, so that a caller without a key learns nothing about the
+    // body's rules and malformed requests still count against the limit; then validation, then the handler.
     const run = (body: unknown): void => {
+      const respond = (auth: AuthResult): void => {
+        const withLimits = (extra: Record<string, string> | undefined): Record<string, string> => ({ ...auth.headers, ...extra });
+        const failWithLimits = (error: unknown): void =>
+          fail(error instanceof ApiError ? new ApiError(error.status, error.code, error.message, withLimits(error.headers)) : error);
+        let reply: Reply | Promise<Reply>;
+        try {
+          const query = parseQuery(queryText);
+          if (compiled.validateQuery !== null && !compiled.validateQuery(query)) {
+            throw new ApiError(422, 'VALIDATION_FAILED', describe('query', compiled.validateQuery.errors));
+          }
+          if (compiled.validateBody !== null && !compiled.validateBody(body)) {
+            throw new ApiError(422, 'VALIDATION_FAILED', describe('body', compiled.validateBody.errors));
+          }
+          reply = route.handler({ method, path, params: match.params, query, body, principal: auth.principal, header });
+        } catch (error) {
+          return failWithLimits(error);
+        }
+        if (reply instanceof Promise) {
+          reply.then((value) => send(value.status ?? 200, JSON.stringify(value.body), withLimits(value.headers)), failWithLimits);
+        } else {
+          send(reply.status ?? 200, JSON.stringify(reply.body), withLimits(reply.headers));
+        }
+      };
       try {
-        const query = parseQuery(queryText);
-        if (compiled.validateQuery !== null && !compiled.validateQuery(query)) {
-          throw new ApiError(422, 'VALIDATION_FAILED', describe('query', compiled.validateQuery.errors));
-        }
-        if (compiled.validateBody !== null && !compiled.validateBody(body)) {
-          throw new ApiError(422, 'VALIDATION_FAILED', describe('body', compiled.validateBody.errors));
-        }
-        const header = (name: string): string => headers[name.toLowerCase()] ?? '';
-        const respond = (auth: AuthResult): void => {
-          const context: RequestContext = { method, path, params: match.params, query, body, principal: auth.principal, header };
-          const withLimits = (extra: Record<string, string> | undefined): Record<string, string> => ({ ...auth.headers, ...extra });
-          // Refusals of a keyed request carry its rate-limit headers too.
-          const failWithLimits = (error: unknown): void =>
-            fail(error instanceof ApiError ? new ApiError(error.status, error.code, error.message, withLimits(error.headers)) : error);
-          let reply: Reply | Promise<Reply>;
-          try {
-            reply = compiled.route.handler(context);
-          } catch (error) {
-            return failWithLimits(error);
-          }
-          if (reply instanceof Promise) {
-            reply.then((value) => send(value.status ?? 200, JSON.stringify(value.body), withLimits(value.headers)), failWithLimits);
-          } else {
-            send(reply.status ?? 200, JSON.stringify(reply.body), withLimits(reply.headers));
-          }
-        };
-        const route = compiled.route;
-        const access = { auth: route.auth, rateLimit: route.rateLimit, weight: route.weight?.(body) ?? 1, ...(route.permission === undefined ? {} : { permission: route.permission }) };
+        const weight = Math.max(1, route.weight?.(body) ?? 1);
+        const access = { auth: route.auth, rateLimit: route.rateLimit, weight, ...(route.permission === undefined ? {} : { permission: route.permission }) };
         const auth = options.authenticator.authenticate(access, header);
-        if (auth instanceof Promise) auth.then(respond).catch(fail);
+        if (auth instanceof Promise) auth.then(respond, fail);
         else respond(auth);
       } catch (error) {
         fail(error);
       }
     };
-    if (method === 'GET' || compiled.route.body === undefined) {
+    if (method === 'GET' || route.body === undefined) {
       run(undefined);
       return;
     }
