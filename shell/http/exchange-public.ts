@@ -32,6 +32,34 @@ function pairRecord(pair: Pair, settings: EngineSettings): Record<string, unknow
 
 export function exchangePublicRoutes(context: ShellContext): Route[] {
   const levels: BookLevel[] = [];
+  const depthQuery = (extra: Record<string, unknown> = {}) => ({
+    type: 'object',
+    additionalProperties: false,
+    ...(Object.keys(extra).length > 0 ? { required: Object.keys(extra) } : {}),
+    properties: { depth: { type: 'string', pattern: '^(?:[1-9][0-9]{0,2}|1000)$' }, ...extra },
+  });
+  /** Aggregated levels of one side, best first, each with its source. */
+  const sideLevels = (pair: Pair, side: 0 | 1, depth: number, withSource: boolean) => {
+    const book = context.durable.engine.contexts[pair.index * 2]!.book;
+    const count = book.depth(side, depth, levels);
+    return levels.slice(0, count).map((level) => ({
+      price: formatPrice(level.priceTicks, pair),
+      quantity: formatQuantity(level.lots, pair),
+      orders: level.orders,
+      ...(withSource ? { source: 'clob' } : {}),
+    }));
+  };
+  const depthOf = (query: Readonly<Record<string, string>>): number => (query['depth'] === undefined ? 50 : Number(query['depth']));
+  /**
+   * The hybrid book: resting orders merged with virtual AMM depth, each level tagged with its source. AMM
+   * quoting arrives with the hybrid-liquidity work; until then every level is `clob`.
+   */
+  const hybrid = (pair: Pair, depth: number) => ({
+    symbol: pair.base.symbol,
+    pair: pair.name,
+    bids: sideLevels(pair, 0, depth, true),
+    asks: sideLevels(pair, 1, depth, true),
+  });
   return [
     {
       method: 'GET',
@@ -59,16 +87,35 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
       permission: 'read',
       rateLimit: 'general',
       summary: 'Bids and asks of the live order book (CLOB only), aggregated by price level, best first',
-      query: { type: 'object', additionalProperties: false, properties: { depth: { type: 'string', pattern: '^(?:[1-9][0-9]{0,2}|1000)$' } } },
+      query: depthQuery(),
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
-        const depth = request.query['depth'] === undefined ? 50 : Number(request.query['depth']);
-        const book = context.durable.engine.contexts[pair.index * 2]!.book;
-        const side = (index: 0 | 1) => {
-          const count = book.depth(index, depth, levels);
-          return levels.slice(0, count).map((level) => ({ price: formatPrice(level.priceTicks, pair), quantity: formatQuantity(level.lots, pair), orders: level.orders }));
-        };
-        return { body: { symbol: pair.base.symbol, pair: pair.name, bids: side(0), asks: side(1) } };
+        const depth = depthOf(request.query);
+        return { body: { symbol: pair.base.symbol, pair: pair.name, bids: sideLevels(pair, 0, depth, false), asks: sideLevels(pair, 1, depth, false) } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/exchange/{symbol}/book/hybrid',
+      auth: 'none',
+      rateLimit: 'none',
+      summary: 'The hybrid book: resting orders and virtual AMM depth merged, each level with its source',
+      query: depthQuery(),
+      handler: (request) => ({ body: hybrid(pairOf(context, request.params['symbol']), depthOf(request.query)) }),
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/clob/book/hybrid',
+      auth: 'none',
+      rateLimit: 'none',
+      summary: 'The hybrid book of a pair given as BASE/QUOTE',
+      query: depthQuery({ pair: { type: 'string', pattern: '^[A-Za-z0-9]{1,16}/[A-Za-z0-9]{1,16}$' } }),
+      handler: (request) => {
+        const pair = context.markets.pairBySymbol(request.query['pair'] ?? '');
+        if (pair === undefined || pair.name !== (request.query['pair'] ?? '').toUpperCase()) {
+          throw new ApiError(404, 'PAIR_NOT_FOUND', `no trading pair ${JSON.stringify(request.query['pair'])}`);
+        }
+        return { body: hybrid(pair, depthOf(request.query)) };
       },
     },
     {
