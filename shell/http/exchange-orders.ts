@@ -72,6 +72,14 @@ function refuse(field: string, code: (typeof Result)[keyof typeof Result]): neve
   throw new ApiError(422, resultCode(code), `${field}: ${resultMessage(code)}`);
 }
 
+/** A price field in ticks; refuses when it is missing (`missing`) or not a valid price of the pair. */
+function ticksOf(field: string, value: unknown, pair: Pair, missing: (typeof Result)[keyof typeof Result]): number {
+  if (value === undefined) refuse(field, missing);
+  const price = priceToTicks(value, pair);
+  if (price.code !== Result.ok) refuse(field, price.code);
+  return price.value;
+}
+
 /** Turns a validated body into a PlaceOrder for `pair` (order id and stamps filled in later). */
 export function orderCommand(pair: Pair, userId: number, body: OrderBody): PlaceOrder {
   const quantity = quantityToLots(body.quantity, pair);
@@ -80,20 +88,8 @@ export function orderCommand(pair: Pair, userId: number, body: OrderBody): Place
   const orderType = orderTypeNames.indexOf(kind) as OrderType;
   const needsPrice = orderType === OrderType.limit || orderType === OrderType.stopLimit;
   const needsStop = orderType === OrderType.stopLimit || orderType === OrderType.stopMarket;
-  let priceTicks = 0;
-  if (needsPrice) {
-    if (body.price === undefined) refuse('price', Result.priceRequired);
-    const price = priceToTicks(body.price, pair);
-    if (price.code !== Result.ok) refuse('price', price.code);
-    priceTicks = price.value;
-  }
-  let stopPriceTicks = 0;
-  if (needsStop) {
-    if (body.stop_price === undefined) refuse('stop_price', Result.stopPriceRequired);
-    const stop = priceToTicks(body.stop_price, pair);
-    if (stop.code !== Result.ok) refuse('stop_price', stop.code);
-    stopPriceTicks = stop.value;
-  }
+  const priceTicks = needsPrice ? ticksOf('price', body.price, pair, Result.priceRequired) : 0;
+  const stopPriceTicks = needsStop ? ticksOf('stop_price', body.stop_price, pair, Result.stopPriceRequired) : 0;
   const tif = body.order_type === 'ioc' ? 'IOC' : (body.time_in_force ?? 'GTC').toUpperCase();
   const paper = body.mode === 'paper' || body.paper === true || body.is_paper === true;
   return {
@@ -374,13 +370,8 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
         const pair = pairOf(context, request.params['symbol']);
         const orderId = Number(request.params['order_id']);
         const body = request.body as { price?: unknown; quantity?: unknown };
-        let priceTicks = 0;
+        const priceTicks = body.price === undefined ? 0 : ticksOf('price', body.price, pair, Result.priceRequired);
         let quantityLots = 0;
-        if (body.price !== undefined) {
-          const price = priceToTicks(body.price, pair);
-          if (price.code !== Result.ok) refuse('price', price.code);
-          priceTicks = price.value;
-        }
         if (body.quantity !== undefined) {
           const quantity = quantityToLots(body.quantity, pair);
           if (quantity.code !== Result.ok) refuse('quantity', quantity.code);
