@@ -453,6 +453,9 @@ export class Engine implements MatchHandler {
     event.orderId = store.orderId[slot]!;
     event.pairId = pair.id;
     event.mode = context.mode;
+    event.side = side;
+    event.previousPriceTicks = priceTicks;
+    event.previousRemainingLots = remainingLots;
     event.priceTicks = newPriceTicks;
     event.quantityLots = newQuantityLots;
     event.remainingLots = newRemainingLots;
@@ -644,7 +647,7 @@ export class Engine implements MatchHandler {
 
   /** MatchHandler: self-trade prevention took a maker of the taker's own account off the book. */
   onSelfTradeMakerRemoved(makerSlot: number): void {
-    this.finishCancelled(makerSlot, CancelReason.selfTrade);
+    this.finishCancelled(makerSlot, CancelReason.selfTrade, true);
   }
 
   private crosses(book: Book, side: Side, priceTicks: number): boolean {
@@ -740,9 +743,10 @@ export class Engine implements MatchHandler {
   private cancelSlot(slot: number, reason: CancelReason): void {
     const store = this.orders;
     const context = this.contexts[store.context[slot]!]!;
-    if (store.status[slot] === OrderStatus.pending) this.removeStop(context, slot);
-    else context.book.remove(slot);
-    this.finishCancelled(slot, reason);
+    const resting = store.status[slot] !== OrderStatus.pending;
+    if (resting) context.book.remove(slot);
+    else this.removeStop(context, slot);
+    this.finishCancelled(slot, reason, resting);
   }
 
   private finishFilled(slot: number): void {
@@ -751,16 +755,17 @@ export class Engine implements MatchHandler {
     this.forget(slot);
   }
 
-  private finishCancelled(slot: number, reason: CancelReason): void {
-    this.finishEnded(slot, this.cancelled, reason);
+  /** `resting`: the order was on the book until now (a resting order cancelled, not a taker's remainder). */
+  private finishCancelled(slot: number, reason: CancelReason, resting = false): void {
+    this.finishEnded(slot, this.cancelled, reason, resting);
   }
 
   private finishExpired(slot: number, reason: ExpireReason): void {
-    this.finishEnded(slot, this.expired, reason);
+    this.finishEnded(slot, this.expired, reason, false);
   }
 
   /** Ends an order before it filled: releases its hold, reports how far it got, and forgets it. */
-  private finishEnded(slot: number, event: OrderCancelled | OrderExpired, reason: CancelReason | ExpireReason): void {
+  private finishEnded(slot: number, event: OrderCancelled | OrderExpired, reason: CancelReason | ExpireReason, resting: boolean): void {
     const store = this.orders;
     const context = this.contexts[store.context[slot]!]!;
     const releasedAtoms = this.releaseHold(slot);
@@ -768,6 +773,9 @@ export class Engine implements MatchHandler {
     event.userId = this.ledger.userOf(store.account[slot]!);
     event.pairId = context.pair.id;
     event.mode = context.mode;
+    event.side = store.side[slot] as Side;
+    event.priceTicks = store.priceTicks[slot]!;
+    event.resting = resting;
     event.reason = reason;
     event.filledLots = store.filledLots[slot]!;
     event.remainingLots = store.quantityLots[slot]! - event.filledLots;

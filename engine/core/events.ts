@@ -95,13 +95,20 @@ export class TradeExecuted {
   makerRemainingLots = 0;
 }
 
-/** Common tail of the two terminal events that end an order before it is filled. */
+/**
+ * The two terminal events that end an order before it is filled share their fields. `resting` says whether
+ * the order was on the book (its `remainingLots` leave the level at `priceTicks` on `side`), so a market
+ * data feed can keep exact level totals from events alone.
+ */
 export class OrderCancelled {
   readonly kind = EventKind.orderCancelled;
   orderId = 0;
   userId = 0;
   pairId = 0;
   mode: Mode = 0;
+  side: Side = 0;
+  priceTicks = 0;
+  resting = false;
   reason: CancelReason = 0;
   remainingLots = 0;
   filledLots = 0;
@@ -116,6 +123,9 @@ export class OrderExpired {
   userId = 0;
   pairId = 0;
   mode: Mode = 0;
+  side: Side = 0;
+  priceTicks = 0;
+  resting = false;
   reason: ExpireReason = 0;
   remainingLots = 0;
   filledLots = 0;
@@ -131,11 +141,19 @@ export class StopTriggered {
   lastPriceTicks = 0;
 }
 
+/**
+ * An amend of a resting order. With `priorityKept` the order stays at its level with fewer lots; otherwise
+ * it left the book (`previousRemainingLots` at `previousPriceTicks`) and re-entered as a taker, so trades
+ * and an OrderRested may follow.
+ */
 export class OrderAmended {
   readonly kind = EventKind.orderAmended;
   orderId = 0;
   pairId = 0;
   mode: Mode = 0;
+  side: Side = 0;
+  previousPriceTicks = 0;
+  previousRemainingLots = 0;
   priceTicks = 0;
   quantityLots = 0;
   remainingLots = 0;

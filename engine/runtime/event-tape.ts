@@ -101,12 +101,15 @@ export class EventTape implements EventSink {
         break;
       case EventKind.orderCancelled:
       case EventKind.orderExpired:
-        n = this.room(10);
+        n = this.room(13);
         n[at++] = event.kind;
         n[at++] = event.orderId;
         n[at++] = event.userId;
         n[at++] = event.pairId;
         n[at++] = event.mode;
+        n[at++] = event.side;
+        n[at++] = event.priceTicks;
+        n[at++] = event.resting ? 1 : 0;
         n[at++] = event.reason;
         n[at++] = event.remainingLots;
         n[at++] = event.filledLots;
@@ -122,11 +125,14 @@ export class EventTape implements EventSink {
         n[at++] = event.lastPriceTicks;
         break;
       case EventKind.orderAmended:
-        n = this.room(9);
+        n = this.room(12);
         n[at++] = event.kind;
         n[at++] = event.orderId;
         n[at++] = event.pairId;
         n[at++] = event.mode;
+        n[at++] = event.side;
+        n[at++] = event.previousPriceTicks;
+        n[at++] = event.previousRemainingLots;
         n[at++] = event.priceTicks;
         n[at++] = event.quantityLots;
         n[at++] = event.remainingLots;
@@ -235,6 +241,9 @@ export class TapeReader {
           event.userId = n[at++]!;
           event.pairId = n[at++]!;
           event.mode = n[at++] as Mode;
+          event.side = n[at++] as Side;
+          event.priceTicks = n[at++]!;
+          event.resting = n[at++] === 1;
           event.reason = n[at++] as CancelReason & ExpireReason;
           event.remainingLots = n[at++]!;
           event.filledLots = n[at++]!;
@@ -257,6 +266,9 @@ export class TapeReader {
           event.orderId = n[at++]!;
           event.pairId = n[at++]!;
           event.mode = n[at++] as Mode;
+          event.side = n[at++] as Side;
+          event.previousPriceTicks = n[at++]!;
+          event.previousRemainingLots = n[at++]!;
           event.priceTicks = n[at++]!;
           event.quantityLots = n[at++]!;
           event.remainingLots = n[at++]!;
