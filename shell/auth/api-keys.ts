@@ -57,6 +57,8 @@ function record(row: Row): ApiKeyRecord {
   };
 }
 
+const cachedKeysMax = 100_000;
+
 export class ApiKeys {
   private readonly insert;
   private readonly byHash;
@@ -65,6 +67,10 @@ export class ApiKeys {
   private readonly revokeStatement;
   private readonly updateStatement;
   private readonly byId;
+  private readonly tierStatement;
+  private readonly anyById;
+  /** Live keys by digest, so a request costs one hash and no query; emptied on every change of a key. */
+  private readonly cache = new Map<string, ApiKeyRecord>();
 
   constructor(
     private readonly db: Db,
@@ -79,6 +85,8 @@ export class ApiKeys {
     this.revokeStatement = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL');
     this.updateStatement = db.prepare('UPDATE api_keys SET name = ?, permissions = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL');
     this.byId = db.prepare('SELECT * FROM api_keys WHERE id = ? AND user_id = ? AND revoked_at IS NULL');
+    this.tierStatement = db.prepare('UPDATE api_keys SET tier = ? WHERE id = ? AND revoked_at IS NULL');
+    this.anyById = db.prepare('SELECT * FROM api_keys WHERE id = ? AND revoked_at IS NULL');
   }
 
   count(userId: number): number {
@@ -105,8 +113,15 @@ export class ApiKeys {
 
   /** The live key with this plaintext, or null. */
   find(apiKey: string): ApiKeyRecord | null {
-    const row = this.byHash.get(digest(apiKey)) as Row | undefined;
-    return row === undefined ? null : record(row);
+    const hash = digest(apiKey);
+    const cached = this.cache.get(hash);
+    if (cached !== undefined) return cached;
+    const row = this.byHash.get(hash) as Row | undefined;
+    if (row === undefined) return null;
+    if (this.cache.size >= cachedKeysMax) this.cache.clear();
+    const found = record(row);
+    this.cache.set(hash, found);
+    return found;
   }
 
   list(userId: number): ApiKeyRecord[] {
@@ -119,11 +134,20 @@ export class ApiKeys {
   }
 
   revoke(userId: number, id: number): boolean {
+    this.cache.clear();
     return this.revokeStatement.run(new Date(this.clock()).toISOString(), id, userId).changes === 1;
   }
 
   update(userId: number, id: number, name: string, permissions: Permission[]): boolean {
+    this.cache.clear();
     return this.updateStatement.run(name, permissions.join(','), id, userId).changes === 1;
+  }
+
+  /** Sets a key's tier (an administrator's decision); returns the key, or null if there is no live key `id`. */
+  setTier(id: number, tier: Tier): ApiKeyRecord | null {
+    this.cache.clear();
+    if (this.tierStatement.run(tier, id).changes !== 1) return null;
+    return record(this.anyById.get(id) as Row);
   }
 }
 

@@ -9,6 +9,7 @@ import { amountToAtoms, formatAtoms } from '../../engine/core/units.ts';
 import { ApiError, engineRefusal } from './errors.ts';
 import type { Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
+import { keyView, tiers, type Tier } from '../auth/api-keys.ts';
 
 const decimal = { oneOf: [{ type: 'string', maxLength: 40 }, { type: 'number' }] };
 
@@ -57,6 +58,26 @@ export function adminRoutes(context: ShellContext): Route[] {
             seq: submission.seq,
           },
         };
+      },
+    },
+    {
+      method: 'PATCH',
+      path: '/admin/v1/api-keys/{key_id}',
+      auth: 'admin',
+      rateLimit: 'none',
+      summary: "Set an API key's tier (STANDARD, PREMIUM, MARKET_MAKER, ADMIN), which sets its rate limits",
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['tier'],
+        properties: { tier: { enum: [...tiers] } },
+      },
+      handler: (request) => {
+        const id = Number(request.params['key_id']);
+        const key = Number.isSafeInteger(id) && id > 0 ? context.identity.keys.setTier(id, (request.body as { tier: Tier }).tier) : null;
+        if (key === null) throw new ApiError(404, 'API_KEY_NOT_FOUND', `no live API key ${JSON.stringify(request.params['key_id'])}`);
+        context.log('api_key_tier_set', { api_key_id: key.id, user_id: key.userId, tier: key.tier });
+        return { body: { ...keyView(key), user_id: key.userId } };
       },
     },
   ];

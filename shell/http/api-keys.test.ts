@@ -14,7 +14,7 @@ test('API keys: shown once, listed masked, rate limited by tier, revocable; the 
   const dataDir = mkdtempSync(join(tmpdir(), 'keys-'));
   // A fixed clock keeps every request in one rate-limit window.
   const now = Date.UTC(2026, 10, 22, 12, 0, 30);
-  const server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir }), silentLog, () => now);
+  const server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin-secret' }), silentLog, () => now);
   try {
     const registered = await call(server, 'POST', '/auth/register', { email: 'mm@example.com', password: 'correct horse', username: 'mm_one' });
     assert.equal(registered.status, 201);
@@ -44,6 +44,20 @@ test('API keys: shown once, listed masked, rate limited by tier, revocable; the 
     assert.equal(limited.status, 429);
     assert.equal(limited.json['error'].code, 'RATE_LIMITED');
     assert.equal(limited.headers.get('x-ratelimit-remaining'), '0');
+
+    // An administrator raises the tier: the new limit applies at once, in the same window.
+    const keyPath = `/admin/v1/api-keys/${created.json['api_key_id']}`;
+    const admin = { 'x-api-key': 'admin-secret' };
+    assert.equal((await call(server, 'PATCH', keyPath, { tier: 'PLATINUM' }, admin)).status, 422);
+    assert.equal((await call(server, 'PATCH', keyPath, { tier: 'MARKET_MAKER' }, { 'x-api-key': apiKey })).status, 403);
+    assert.equal((await call(server, 'PATCH', '/admin/v1/api-keys/99999', { tier: 'PREMIUM' }, admin)).status, 404);
+    const raised = await call(server, 'PATCH', keyPath, { tier: 'MARKET_MAKER' }, admin);
+    assert.equal(raised.status, 200, JSON.stringify(raised.json));
+    assert.equal(raised.json['tier'], 'MARKET_MAKER');
+    const afterRaise = await call(server, 'GET', '/api/v1/account/me/balances', undefined, { 'x-api-key': apiKey });
+    assert.equal(afterRaise.status, 200);
+    assert.equal(afterRaise.headers.get('x-ratelimit-limit'), '10000');
+    assert.equal(afterRaise.headers.get('x-ratelimit-remaining'), String(10_000 - 101));
 
     const renamed = await call(server, 'PATCH', `/api/v1/api-keys/${created.json['api_key_id']}`, { key_name: 'renamed', permissions: ['read', 'trade'] }, bearer);
     assert.deepEqual([renamed.json['key_name'], renamed.json['permissions']], ['renamed', ['read', 'trade']]);
