@@ -166,8 +166,10 @@ export function loadNewestSnapshot(
   dir: string,
   makeEngine: () => Engine,
   onSkipped: (path: string, reason: string) => void,
+  seqMax = Number.MAX_SAFE_INTEGER,
 ): { engine: Engine; seq: number; stateHash: string; path: string } | null {
   for (const file of listSnapshots(dir)) {
+    if (file.seq > seqMax) continue;
     const engine = makeEngine();
     try {
       const loaded = loadSnapshotFile(file.path, engine);

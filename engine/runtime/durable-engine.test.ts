@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from '../core/commands.ts';
 import { Engine } from '../core/engine.ts';
+import { copyEvent, type EngineEvent } from '../core/events.ts';
 import { noSlot } from '../core/order-store.ts';
 import { Result } from '../core/results.ts';
 import { stateHash } from '../core/state-hash.ts';
@@ -221,6 +222,32 @@ test('limits: an oversized command and a full batch are refused, not grown', asy
     assert.equal(big.result, Result.commandTooLarge);
     assert.equal(big.seq, 0);
     await durable.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a replay feed gets again exactly the durable events after its seq, from a snapshot no newer', async () => {
+  const dataDir = temporaryDir();
+  try {
+    const live: Array<{ event: EngineEvent; seq: number; ts: number }> = [];
+    const durable = open(dataDir, {
+      snapshotEveryCommands: 2000,
+      onDurable: (batch) => batch.forEachEvent((event, seq, ts) => live.push({ event: copyEvent(event), seq, ts })),
+    });
+    const accepted = await run(durable, 5, 7000);
+    await durable.close();
+    assert.ok(listSnapshots(join(dataDir, 'snapshots')).length >= 2);
+
+    const afterSeq = Math.floor(accepted / 2) + 7;
+    const replayed: Array<{ event: EngineEvent; seq: number; ts: number }> = [];
+    const reopened = open(dataDir, { replayFeed: { afterSeq, onEvent: (event, seq, ts) => replayed.push({ event: copyEvent(event), seq, ts }) } });
+    assert.ok(reopened.recovery.snapshotSeq <= afterSeq);
+    assert.equal(reopened.recovery.lastSeq, accepted);
+    const expected = live.filter((entry) => entry.seq > afterSeq);
+    assert.ok(expected.length > 1000);
+    assert.deepEqual(replayed, expected);
+    await reopened.close();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

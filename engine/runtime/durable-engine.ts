@@ -14,6 +14,7 @@ import { mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from '../core/commands.ts';
 import { Engine, type EngineOptions } from '../core/engine.ts';
+import { nullSink, type EngineEvent } from '../core/events.ts';
 import { Result, resultCode, type ResultCode } from '../core/results.ts';
 import { stateHash } from '../core/state-hash.ts';
 import { readJournal } from '../journal/reader.ts';
@@ -36,6 +37,12 @@ export interface DurableEngineOptions {
   readonly clock?: () => number;
   readonly log?: (event: string, fields: Record<string, unknown>) => void;
   readonly onDurable?: (batch: DurableBatch) => void;
+  /**
+   * A consumer of durable events that has applied everything up to `afterSeq` (read models kept outside
+   * the engine) and must see the rest again: recovery starts from a snapshot no newer than `afterSeq` and
+   * hands it the events of every replayed command after it.
+   */
+  readonly replayFeed?: { readonly afterSeq: number; onEvent(event: EngineEvent, seq: number, ts: number): void };
 }
 
 export interface RecoveryReport {
@@ -92,12 +99,22 @@ export class DurableEngine {
     mkdirSync(journalDir, { recursive: true });
     mkdirSync(snapshotDir, { recursive: true });
     const makeEngine = (): Engine => new Engine(options.engine);
-    const loaded = loadNewestSnapshot(snapshotDir, makeEngine, (path, reason) => log('snapshot_skipped', { path, reason }));
+    const feed = options.replayFeed;
+    const loaded = loadNewestSnapshot(snapshotDir, makeEngine, (path, reason) => log('snapshot_skipped', { path, reason }), feed?.afterSeq);
     const engine = loaded?.engine ?? makeEngine();
     const snapshotSeq = loaded?.seq ?? 0;
+    let replaying: Command | null = null;
+    if (feed !== undefined) {
+      engine.sink = {
+        onEvent(event) {
+          if (replaying !== null && replaying.seq > feed.afterSeq) feed.onEvent(event, replaying.seq, replaying.ts);
+        },
+      };
+    }
     const summary = readJournal(
       journalDir,
       (command) => {
+        replaying = command;
         const result = engine.apply(command);
         if (result !== Result.ok) {
           throw new Error(`replay diverged at seq ${command.seq}: ${resultCode(result as ResultCode)} for a journaled command`);
@@ -109,6 +126,7 @@ export class DurableEngine {
         onTornTail: (segment, offset, problem) => log('journal_torn_tail_truncated', { segment, offset, problem }),
       },
     );
+    engine.sink = nullSink;
     const writer = new SegmentWriter(journalDir, options.syncMode ?? 'sync', options.segmentBytesMax ?? defaultSegmentBytesMax);
     if (summary.lastSegment !== null) writer.resume(summary.lastSegment.path, summary.lastSegmentBytes);
     const recovery: RecoveryReport = {
