@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DurableEngine } from '../engine/runtime/durable-engine.ts';
+import type { DurableBatch } from '../engine/runtime/sequencer.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
 import { loadConfig, type Config } from './config.ts';
 import { jsonLog, type Log } from './log.ts';
@@ -54,6 +55,10 @@ export function buildRouteTable(context: ShellContext): RouteTable {
 export async function startServer(config: Config, log: Log, clock: () => number = Date.now): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
   const markets = loadMarkets();
+  const db = openDatabase(config.dataDir);
+  // Consumers of durable batches, in order: each sees a batch once its journal write is durable and
+  // before any submitter of it is answered, so nothing is shown that a crash could take back.
+  const durableFeeds: Array<(batch: DurableBatch) => void> = [];
   const durable = DurableEngine.open({
     dataDir: config.dataDir,
     engine: { markets },
@@ -62,8 +67,10 @@ export async function startServer(config: Config, log: Log, clock: () => number 
     snapshotEveryMs: config.snapshotEveryMs,
     clock,
     log,
+    onDurable: (batch) => {
+      for (const feed of durableFeeds) feed(batch);
+    },
   });
-  const db = openDatabase(config.dataDir);
   const tokens = new Tokens(db, clock);
   const keys = new ApiKeys(db, clock);
   const twoFactor = new TwoFactor(db, clock);
