@@ -15,6 +15,10 @@ export interface Config {
   readonly bodyBytesMax: number;
   readonly snapshotEveryCommands: number;
   readonly snapshotEveryMs: number;
+  /** Bytes a WebSocket subscriber may fall behind before it is disconnected. */
+  readonly wsBackpressureBytes: number;
+  /** Open WebSocket connections at most; further upgrades get 503. */
+  readonly wsConnectionsMax: number;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, low: number, high: number): number {
@@ -37,5 +41,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyBytesMax: integer(env, 'BODY_BYTES_MAX', 64 * 1024, 1024, 16 * 1024 * 1024),
     snapshotEveryCommands: integer(env, 'SNAPSHOT_EVERY_COMMANDS', 1_000_000, 1, Number.MAX_SAFE_INTEGER),
     snapshotEveryMs: integer(env, 'SNAPSHOT_EVERY_MS', 300_000, 1000, Number.MAX_SAFE_INTEGER),
+    wsBackpressureBytes: integer(env, 'WS_BACKPRESSURE_BYTES', 1024 * 1024, 16 * 1024, 256 * 1024 * 1024),
+    wsConnectionsMax: integer(env, 'WS_CONNECTIONS_MAX', 20_000, 1, 1_000_000),
   };
 }

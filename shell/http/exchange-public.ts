@@ -2,7 +2,6 @@
 import type { Pair } from '../../engine/core/units.ts';
 import { formatPrice, formatQuantity, formatSteps } from '../../engine/core/units.ts';
 import type { EngineSettings } from '../../engine/core/limits.ts';
-import { noPrice, type BookLevel } from '../../engine/core/book/book.ts';
 import { ApiError } from './errors.ts';
 import type { Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
@@ -31,24 +30,17 @@ function pairRecord(pair: Pair, settings: EngineSettings): Record<string, unknow
 }
 
 export function exchangePublicRoutes(context: ShellContext): Route[] {
-  const levels: BookLevel[] = [];
+  /** Aggregated durable levels of one side, best first, each with its source for the hybrid book. */
+  const sideLevels = (pair: Pair, side: 0 | 1, depth: number, withSource: boolean) => {
+    const levels = context.marketData.depth(pair, side, depth);
+    return withSource ? levels.map((level) => ({ ...level, source: 'clob' })) : levels;
+  };
   const depthQuery = (extra: Record<string, unknown> = {}) => ({
     type: 'object',
     additionalProperties: false,
     ...(Object.keys(extra).length > 0 ? { required: Object.keys(extra) } : {}),
     properties: { depth: { type: 'string', pattern: '^(?:[1-9][0-9]{0,2}|1000)$' }, ...extra },
   });
-  /** Aggregated levels of one side, best first, each with its source. */
-  const sideLevels = (pair: Pair, side: 0 | 1, depth: number, withSource: boolean) => {
-    const book = context.durable.engine.contexts[pair.index * 2]!.book;
-    const count = book.depth(side, depth, levels);
-    return levels.slice(0, count).map((level) => ({
-      price: formatPrice(level.priceTicks, pair),
-      quantity: formatQuantity(level.lots, pair),
-      orders: level.orders,
-      ...(withSource ? { source: 'clob' } : {}),
-    }));
-  };
   const depthOf = (query: Readonly<Record<string, string>>): number => (query['depth'] === undefined ? 50 : Number(query['depth']));
   /**
    * The hybrid book: resting orders merged with virtual AMM depth, each level tagged with its source. AMM
@@ -126,17 +118,16 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
       summary: 'Best bid and offer of the live order book',
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
-        const book = context.durable.engine.contexts[pair.index * 2]!.book;
+        const data = context.marketData;
         const best = (side: 0 | 1): Record<string, string> | null => {
-          if (book.depth(side, 1, levels) === 0) return null;
-          const level = levels[0]!;
-          return { price: formatPrice(level.priceTicks, pair), quantity: formatQuantity(level.lots, pair) };
+          const ticks = data.best(pair, side);
+          return ticks < 0 ? null : { price: formatPrice(ticks, pair), quantity: formatQuantity(data.lotsAt(pair, side, ticks), pair) };
         };
+        const bidTicks = data.best(pair, 0);
+        const askTicks = data.best(pair, 1);
         const bid = best(0);
         const ask = best(1);
-        const bidTicks = book.bestPrice(0);
-        const askTicks = book.bestPrice(1);
-        const spread = bidTicks !== noPrice && askTicks !== noPrice ? formatPrice(askTicks - bidTicks, pair) : null;
+        const spread = bidTicks >= 0 && askTicks >= 0 ? formatPrice(askTicks - bidTicks, pair) : null;
         return { body: { symbol: pair.base.symbol, pair: pair.name, best_bid: bid, best_ask: ask, spread } };
       },
     },

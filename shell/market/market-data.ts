@@ -1,0 +1,266 @@
+/**
+ * Public market data of the live books, fed by durable batches only: per pair the aggregated levels of
+ * both sides, the last trade, and four stream topics (orderbook, trades, prices, market), each with its
+ * own sequence number so a subscriber can detect a gap.
+ *
+ * Per durable batch and pair it publishes one orderbook delta (every changed level with its new quantity,
+ * "0" for a level that emptied), one trade message per trade, and, when anything traded or the top of the
+ * book moved, a price_update and a market_update. A new orderbook subscriber gets a snapshot stamped with
+ * the topic's current seq, so the next delta it sees carries seq + 1. Paper books are private and are not
+ * published.
+ */
+import { sideNames, type Side } from '../../engine/core/commands.ts';
+import type { Engine } from '../../engine/core/engine.ts';
+import { EventKind, type EngineEvent } from '../../engine/core/events.ts';
+import { noPrice, type BookLevel } from '../../engine/core/book/book.ts';
+import { formatPrice, formatQuantity, type Markets, type Pair } from '../../engine/core/units.ts';
+import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
+import { SideLevels } from './levels.ts';
+
+export const channels = ['orderbook', 'trades', 'prices', 'market'] as const;
+export type Channel = (typeof channels)[number];
+
+/** Where messages go: the WebSocket layer encodes them only for topics that have subscribers. */
+export interface StreamSink {
+  publish(pair: Pair, channel: Channel, message: Record<string, unknown>): void;
+}
+
+/** 24-hour figures of a pair, from the trade read models (null fields when there were no trades). */
+export interface DayFigures {
+  change24h: string | null;
+  changePercent24h: string | null;
+  volume24h: string;
+  high24h: string | null;
+  low24h: string | null;
+}
+
+export interface MarketDataOptions {
+  readonly markets: Markets;
+  /** The engine as recovery left it: every command in it is durable, so its books are the starting levels. */
+  readonly engine: Engine;
+  readonly sink: StreamSink;
+  readonly dayFigures?: (pair: Pair) => DayFigures | null;
+}
+
+type Level = [price: string, quantity: string];
+
+class PairMarket {
+  readonly levels: [SideLevels, SideLevels] = [new SideLevels(0), new SideLevels(1)];
+  readonly changed: [Set<number>, Set<number>] = [new Set(), new Set()];
+  readonly trades: Array<Record<string, unknown>> = [];
+  readonly seq: Record<Channel, number> = { orderbook: 0, trades: 0, prices: 0, market: 0 };
+  lastPriceTicks = -1;
+  lastTs = 0;
+  touched = false;
+  topBid = -1;
+  topAsk = -1;
+
+  constructor(readonly pair: Pair) {}
+}
+
+export class MarketData {
+  private readonly byPairId = new Map<number, PairMarket>();
+  private readonly touched: PairMarket[] = [];
+
+  constructor(private readonly options: MarketDataOptions) {
+    const scratch: BookLevel[] = [];
+    for (const pair of options.markets.pairs) {
+      const market = new PairMarket(pair);
+      const context = options.engine.contexts[pair.index * 2]!;
+      const book = context.book;
+      if (context.lastPriceTicks !== noPrice) market.lastPriceTicks = context.lastPriceTicks;
+      for (const side of [0, 1] as const) {
+        const count = book.depth(side, Number.MAX_SAFE_INTEGER, scratch);
+        for (let index = 0; index < count; index++) {
+          const level = scratch[index]!;
+          market.levels[side].change(level.priceTicks, level.lots, level.orders);
+        }
+      }
+      market.topBid = market.levels[0].best();
+      market.topAsk = market.levels[1].best();
+      this.byPairId.set(pair.id, market);
+    }
+  }
+
+  /** Applies a durable batch and publishes what it changed. */
+  onBatch(batch: DurableBatch): void {
+    batch.forEachEvent((event, _seq, ts) => this.apply(event, ts));
+    for (const market of this.touched) this.publish(market);
+    this.touched.length = 0;
+  }
+
+  /** The orderbook snapshot a new subscriber gets: levels best first, stamped with the topic's seq. */
+  snapshot(pair: Pair, levelsMax: number): Record<string, unknown> {
+    const market = this.market(pair);
+    return this.bookMessage(market, true, this.sideLevels(market, 0, levelsMax), this.sideLevels(market, 1, levelsMax));
+  }
+
+  /** Durable levels for REST: price, quantity and order count, best first. */
+  depth(pair: Pair, side: Side, levelsMax: number): Array<{ price: string; quantity: string; orders: number }> {
+    const out: Array<{ price: string; quantity: string; orders: number }> = [];
+    this.market(pair).levels[side].visit(levelsMax, (price, lots, orders) => {
+      out.push({ price: formatPrice(price, pair), quantity: formatQuantity(lots, pair), orders });
+    });
+    return out;
+  }
+
+  /** Best price of a side in ticks, -1 when empty. */
+  best(pair: Pair, side: Side): number {
+    return this.market(pair).levels[side].best();
+  }
+
+  lotsAt(pair: Pair, side: Side, priceTicks: number): number {
+    return this.market(pair).levels[side].lotsAt(priceTicks);
+  }
+
+  lastPrice(pair: Pair): number {
+    return this.market(pair).lastPriceTicks;
+  }
+
+  private market(pair: Pair): PairMarket {
+    return this.byPairId.get(pair.id)!;
+  }
+
+  private apply(event: EngineEvent, ts: number): void {
+    if (event.mode !== 0) return;
+    switch (event.kind) {
+      case EventKind.orderRested:
+        this.change(event.pairId, event.side, event.priceTicks, event.remainingLots, 1, ts);
+        break;
+      case EventKind.tradeExecuted: {
+        const market = this.change(event.pairId, event.takerSide === 0 ? 1 : 0, event.priceTicks, -event.quantityLots, event.makerRemainingLots === 0 ? -1 : 0, ts);
+        market.lastPriceTicks = event.priceTicks;
+        market.trades.push({
+          trade_id: event.tradeId,
+          price: formatPrice(event.priceTicks, market.pair),
+          quantity: formatQuantity(event.quantityLots, market.pair),
+          side: sideNames[event.takerSide],
+          timestamp: new Date(ts).toISOString(),
+        });
+        break;
+      }
+      case EventKind.orderCancelled:
+      case EventKind.orderExpired:
+        if (event.resting) this.change(event.pairId, event.side, event.priceTicks, -event.remainingLots, -1, ts);
+        break;
+      case EventKind.orderAmended:
+        if (event.priorityKept) {
+          this.change(event.pairId, event.side, event.previousPriceTicks, event.remainingLots - event.previousRemainingLots, 0, ts);
+        } else {
+          this.change(event.pairId, event.side, event.previousPriceTicks, -event.previousRemainingLots, -1, ts);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  private change(pairId: number, side: Side, priceTicks: number, lots: number, orders: number, ts: number): PairMarket {
+    const market = this.byPairId.get(pairId)!;
+    market.levels[side].change(priceTicks, lots, orders);
+    market.changed[side].add(priceTicks);
+    market.lastTs = ts;
+    if (!market.touched) {
+      market.touched = true;
+      this.touched.push(market);
+    }
+    return market;
+  }
+
+  private publish(market: PairMarket): void {
+    market.touched = false;
+    const { pair } = market;
+    const sink = this.options.sink;
+    if (market.changed[0].size > 0 || market.changed[1].size > 0) {
+      market.seq.orderbook++;
+      sink.publish(pair, 'orderbook', this.bookMessage(market, false, this.changedLevels(market, 0), this.changedLevels(market, 1)));
+      market.changed[0].clear();
+      market.changed[1].clear();
+    }
+    for (const trade of market.trades) {
+      market.seq.trades++;
+      sink.publish(pair, 'trades', { type: 'trade', channel: 'trades', symbol: pair.base.symbol, asset: pair.base.symbol, seq: market.seq.trades, ...trade });
+    }
+    const traded = market.trades.length > 0;
+    market.trades.length = 0;
+    const topBid = market.levels[0].best();
+    const topAsk = market.levels[1].best();
+    const topMoved = topBid !== market.topBid || topAsk !== market.topAsk;
+    market.topBid = topBid;
+    market.topAsk = topAsk;
+    if (!traded && !topMoved) return;
+    const day = this.options.dayFigures?.(pair) ?? null;
+    const timestamp = new Date(market.lastTs).toISOString();
+    const price = market.lastPriceTicks < 0 ? null : formatPrice(market.lastPriceTicks, pair);
+    if (traded) {
+      market.seq.prices++;
+      sink.publish(pair, 'prices', {
+        type: 'price_update',
+        channel: 'prices',
+        symbol: pair.base.symbol,
+        asset: pair.base.symbol,
+        seq: market.seq.prices,
+        price,
+        change_24h: day?.change24h ?? null,
+        change_percent_24h: day?.changePercent24h ?? null,
+        timestamp,
+      });
+    }
+    market.seq.market++;
+    sink.publish(pair, 'market', {
+      type: 'market_update',
+      channel: 'market',
+      symbol: pair.base.symbol,
+      asset: pair.base.symbol,
+      pair: pair.name,
+      seq: market.seq.market,
+      last_price: price,
+      ...this.top(market),
+      volume_24h: day?.volume24h ?? null,
+      high_24h: day?.high24h ?? null,
+      low_24h: day?.low24h ?? null,
+      change_24h: day?.change24h ?? null,
+      timestamp,
+    });
+  }
+
+  private top(market: PairMarket): { best_bid: string | null; best_ask: string | null; spread: string | null } {
+    const bid = market.levels[0].best();
+    const ask = market.levels[1].best();
+    const pair = market.pair;
+    return {
+      best_bid: bid < 0 ? null : formatPrice(bid, pair),
+      best_ask: ask < 0 ? null : formatPrice(ask, pair),
+      spread: bid < 0 || ask < 0 ? null : formatPrice(ask - bid, pair),
+    };
+  }
+
+  private bookMessage(market: PairMarket, snapshot: boolean, bids: Level[], asks: Level[]): Record<string, unknown> {
+    return {
+      type: 'orderbook_update',
+      channel: 'orderbook',
+      symbol: market.pair.base.symbol,
+      asset: market.pair.base.symbol,
+      pair: market.pair.name,
+      seq: market.seq.orderbook,
+      snapshot,
+      bids,
+      asks,
+      ...this.top(market),
+      timestamp: market.lastTs === 0 ? null : new Date(market.lastTs).toISOString(),
+    };
+  }
+
+  private sideLevels(market: PairMarket, side: Side, levelsMax: number): Level[] {
+    const out: Level[] = [];
+    market.levels[side].visit(levelsMax, (price, lots) => out.push([formatPrice(price, market.pair), formatQuantity(lots, market.pair)]));
+    return out;
+  }
+
+  /** Changed levels of a side with their new quantities, best first ("0": the level emptied). */
+  private changedLevels(market: PairMarket, side: Side): Level[] {
+    const prices = [...market.changed[side]].sort(side === 0 ? (a, b) => b - a : (a, b) => a - b);
+    const levels = market.levels[side];
+    return prices.map((price) => [formatPrice(price, market.pair), formatQuantity(levels.lotsAt(price), market.pair)]);
+  }
+}
