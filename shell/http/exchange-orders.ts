@@ -119,6 +119,38 @@ function formatRatio(numerator: number, denominator: number, scale: { mantissa: 
   return formatSteps(Number(scaled), { mantissa: 1n, scale: scale.scale + extra });
 }
 
+/** An order's fields as every order record shows them, whether read from events or from the read models. */
+export interface OrderView extends Omit<OrderRequest, 'userId' | 'pairId'> {
+  readonly status: number;
+  readonly filledLots: number;
+  readonly filledNotionalAtoms: number;
+  readonly createdAtMs: number;
+}
+
+/** The order record of SPEC.md with its progress. */
+export function orderFields(pair: Pair, order: OrderView): Record<string, unknown> {
+  const isMarket = order.orderType === OrderType.market || order.orderType === OrderType.stopMarket;
+  return {
+    order_id: String(order.orderId),
+    client_order_id: order.clientOrderId === '' ? null : order.clientOrderId,
+    symbol: pair.base.symbol,
+    pair: pair.name,
+    side: sideNames[order.side],
+    order_type: orderTypeNames[order.orderType],
+    time_in_force: timeInForceNames[order.timeInForce],
+    post_only: order.postOnly,
+    stp: selfTradePreventionNames[order.selfTradePrevention],
+    quantity: formatQuantity(order.quantityLots, pair),
+    price: isMarket ? null : formatPrice(order.priceTicks, pair),
+    stop_price: order.stopPriceTicks === 0 ? null : formatPrice(order.stopPriceTicks, pair),
+    mode: modeNames[order.mode],
+    status: orderStatusNames[order.status],
+    filled_quantity: formatQuantity(order.filledLots, pair),
+    average_price: order.filledLots === 0 ? null : formatRatio(order.filledNotionalAtoms, order.filledLots * pair.quoteAtomsPerTickLot, pair.tick, 4),
+    created_at: new Date(order.createdAtMs).toISOString(),
+  };
+}
+
 /** The order record built from the events of the command that placed it. */
 export function orderRecord(pair: Pair, command: OrderRequest, outcome: Outcome): Record<string, unknown> {
   let status: number = OrderStatus.open;
@@ -159,27 +191,7 @@ export function orderRecord(pair: Pair, command: OrderRequest, outcome: Outcome)
     }
   });
   if (status === OrderStatus.open && filledLots > 0) status = filledLots === command.quantityLots ? OrderStatus.filled : OrderStatus.partiallyFilled;
-  const isMarket = command.orderType === OrderType.market || command.orderType === OrderType.stopMarket;
-  return {
-    order_id: String(command.orderId),
-    client_order_id: command.clientOrderId === '' ? null : command.clientOrderId,
-    symbol: pair.base.symbol,
-    pair: pair.name,
-    side: sideNames[command.side],
-    order_type: orderTypeNames[command.orderType],
-    time_in_force: timeInForceNames[command.timeInForce],
-    post_only: command.postOnly,
-    stp: selfTradePreventionNames[command.selfTradePrevention],
-    quantity: formatQuantity(command.quantityLots, pair),
-    price: isMarket ? null : formatPrice(command.priceTicks, pair),
-    stop_price: command.stopPriceTicks === 0 ? null : formatPrice(command.stopPriceTicks, pair),
-    mode: modeNames[command.mode],
-    status: orderStatusNames[status],
-    filled_quantity: formatQuantity(filledLots, pair),
-    average_price: filledLots === 0 ? null : formatRatio(notionalAtoms, filledLots * pair.quoteAtomsPerTickLot, pair.tick, 4),
-    created_at: new Date(outcome.ts).toISOString(),
-    fills,
-  };
+  return { ...orderFields(pair, { ...command, status, filledLots, filledNotionalAtoms: notionalAtoms, createdAtMs: outcome.ts }), fills };
 }
 
 /** Resolves with the reply built inside the sequencer's callback (the outcome is only valid there). */
@@ -196,9 +208,9 @@ function enqueue(context: ShellContext, command: Command, build: (outcome: Outco
   });
 }
 
-const modeQuery = { type: 'object', additionalProperties: false, properties: { mode: { enum: ['live', 'paper'] } } };
+export const modeQuery = { type: 'object', additionalProperties: false, properties: { mode: { enum: ['live', 'paper'] } } };
 
-function modeOf(query: Readonly<Record<string, string>>): Mode {
+export function modeOf(query: Readonly<Record<string, string>>): Mode {
   return query['mode'] === 'paper' ? 1 : 0;
 }
 

@@ -1,0 +1,139 @@
+/**
+ * Throughput of the exchange read models (shell/read-models/): how many engine events per second
+ * `applyBatch` turns into SQLite rows, at several batch sizes, and the replay path used at start.
+ *
+ *   node --import tsx bench/read-models.ts [commands]      (default 400 000)
+ *
+ * The seeded generator's mix (resting, crossing, IOC, FOK, market and stop orders, cancels, amends,
+ * batches, funding; a fifth in paper mode) runs through an engine first, untimed. Each command's events go
+ * onto an event tape per batch, exactly as the sequencer keeps them, so the timed part reads them through
+ * the same TapeReader. Every timed run starts from an empty database file (WAL, synchronous=NORMAL, as the
+ * server opens it). The "read only" row is the cost of visiting the events with nothing done to them;
+ * rows/s counts the rows the tables hold at the end (updates of existing rows come on top).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Engine } from '../engine/core/engine.ts';
+import type { EngineEvent } from '../engine/core/events.ts';
+import { noSlot } from '../engine/core/order-store.ts';
+import { Result } from '../engine/core/results.ts';
+import { CommandGenerator } from '../engine/core/sim/generator.ts';
+import { EventTape, TapeReader } from '../engine/runtime/event-tape.ts';
+import { loadMarkets } from '../engine/runtime/markets.ts';
+import type { DurableBatch } from '../engine/runtime/sequencer.ts';
+import { ReadModels } from '../shell/read-models/read-models.ts';
+import { openDatabase } from '../shell/store/database.ts';
+
+const commandsWanted = Number(process.argv[2] ?? 400_000);
+const batchSizes = [256, 2_048, 16_384];
+const markets = loadMarkets();
+const reader = new TapeReader();
+/** One command every 50 µs of simulated time: 20 000 commands per second of trading. */
+const commandSpacingMs = 0.05;
+
+/** Journaled commands of one batch as the sequencer holds them: a tape, and per command its end and ts. */
+class RecordedBatch implements DurableBatch {
+  readonly tape = new EventTape();
+  readonly eventEnds: number[] = [];
+  readonly timestamps: number[] = [];
+  lastSeq = 0;
+
+  constructor(readonly firstSeq: number) {}
+
+  forEachEvent(visit: (event: EngineEvent, seq: number, ts: number) => void): void {
+    let start = 0;
+    for (let index = 0; index < this.eventEnds.length; index++) {
+      const seq = this.firstSeq + index;
+      const ts = this.timestamps[index]!;
+      reader.read(this.tape, start, this.eventEnds[index]!, (event) => visit(event, seq, ts));
+      start = this.eventEnds[index]!;
+    }
+  }
+}
+
+function record(batchCommands: number): { batches: RecordedBatch[]; events: number; commands: number } {
+  const engine = new Engine({ markets });
+  const generator = new CommandGenerator({ seed: 11, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot } });
+  const funding = generator.fundingCommands();
+  const batches: RecordedBatch[] = [];
+  let batch = new RecordedBatch(1);
+  let seq = 0;
+  let events = 0;
+  for (let index = 0; index < commandsWanted; index++) {
+    const command = funding.shift() ?? generator.next();
+    engine.sink = batch.tape;
+    const mark = batch.tape.length;
+    if (engine.apply(command) !== Result.ok) {
+      batch.tape.length = mark;
+      continue;
+    }
+    seq++;
+    batch.eventEnds.push(batch.tape.length);
+    batch.timestamps.push(1_767_225_600_000 + Math.floor(seq * commandSpacingMs));
+    batch.lastSeq = seq;
+    if (batch.eventEnds.length === batchCommands) {
+      events += countEvents(batch);
+      batches.push(batch);
+      batch = new RecordedBatch(seq + 1);
+    }
+  }
+  if (batch.eventEnds.length > 0) {
+    events += countEvents(batch);
+    batches.push(batch);
+  }
+  return { batches, events, commands: seq };
+}
+
+function countEvents(batch: RecordedBatch): number {
+  let count = 0;
+  batch.forEachEvent(() => count++);
+  return count;
+}
+
+function seconds(run: () => void): number {
+  const started = process.hrtime.bigint();
+  run();
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+function timed(batches: readonly RecordedBatch[], apply: (readModels: ReadModels) => void): { seconds: number; rows: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-read-models-'));
+  const db = openDatabase(dir);
+  try {
+    const readModels = new ReadModels(db, markets, () => 1_767_225_600_000);
+    const elapsed = seconds(() => apply(readModels));
+    assert(readModels.appliedSeq === batches[batches.length - 1]!.lastSeq, 'every batch applied');
+    const rows = ['exchange_orders', 'exchange_trades', 'exchange_candles'].reduce((sum, table) => sum + (db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number), 0);
+    return { seconds: elapsed, rows };
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function assert(condition: boolean, message: string): void {
+  if (!condition) throw new Error(message);
+}
+
+function line(label: string, events: number, commands: number, elapsed: number, rows: number): void {
+  const perSecond = (count: number): string => Math.round(count / elapsed).toLocaleString('en-US').padStart(11);
+  process.stdout.write(`${label.padEnd(28)} ${perSecond(events)} events/s ${perSecond(commands)} commands/s ${perSecond(rows)} rows/s\n`);
+}
+
+for (const batchCommands of batchSizes) {
+  const { batches, events, commands } = record(batchCommands);
+  if (batchCommands === batchSizes[0]) process.stdout.write(`${commands.toLocaleString('en-US')} journaled commands, ${events.toLocaleString('en-US')} events\n`);
+  const readOnly = seconds(() => batches.forEach((batch) => batch.forEachEvent(() => {})));
+  line(`read only, ${batchCommands} per batch`, events, commands, readOnly, 0);
+  const applied = timed(batches, (readModels) => batches.forEach((batch) => readModels.applyBatch(batch)));
+  line(`applyBatch, ${batchCommands} per batch`, events, commands, applied.seconds, applied.rows);
+  if (batchCommands === batchSizes[batchSizes.length - 1]) {
+    const replayed = timed(batches, (readModels) => {
+      const feed = readModels.replayFeed();
+      for (const batch of batches) batch.forEachEvent((event, seq, ts) => feed.onEvent(event, seq, ts));
+      readModels.finishReplay(batches[batches.length - 1]!.lastSeq);
+    });
+    line('replay feed', events, commands, replayed.seconds, replayed.rows);
+  }
+}

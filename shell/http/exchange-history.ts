@@ -1,0 +1,297 @@
+/**
+ * Exchange reads served from the read models (shell/read-models/): one order's status, order history,
+ * public trades, own fills, the 24-hour ticker and stats, and OHLC candles. Everything here reflects
+ * durable batches only. Lists are newest first and page with `before` (an order or trade id) and
+ * `next_before`, the value to pass for the next page (null on the last one).
+ */
+import { readFileSync } from 'node:fs';
+import { orderStatusNames, type OrderStatus } from '../../engine/core/events.ts';
+import { sideNames, type Mode } from '../../engine/core/commands.ts';
+import { formatAtoms, formatPrice, formatQuantity, formatSteps, type Pair } from '../../engine/core/units.ts';
+import { defaultMarketsPath } from '../../engine/runtime/markets.ts';
+import { candleIntervals } from '../read-models/candles.ts';
+import type { CandleRow, FillRow, OrderRow, ReadModels, TradeRow } from '../read-models/read-models.ts';
+import type { TickerView } from '../read-models/ticker.ts';
+import { ApiError } from './errors.ts';
+import { pairOf } from './exchange-public.ts';
+import { modeOf, modeQuery, orderFields } from './exchange-orders.ts';
+import type { Route } from './route-table.ts';
+import type { ShellContext } from '../context.ts';
+
+/** Page sizes: order history up to 500, trades, fills and candles up to 1 000; 100 by default. */
+export const historyLimitMax = 500;
+export const tradesLimitMax = 1000;
+export const candlesLimitMax = 1000;
+const limitDefault = 100;
+
+/** Statuses an order can have in the read models (a rejected order never became one). */
+const storedStatuses = orderStatusNames.filter((name) => name !== 'rejected');
+
+const text = { type: 'string', maxLength: 40 };
+const pagedQuery = (extra: Record<string, unknown> = {}) => ({
+  ...modeQuery,
+  properties: { ...modeQuery.properties, limit: text, before: text, ...extra },
+});
+
+/** An integer query field in `low..high`, or `fallback` when absent; 422 naming the field otherwise. */
+function integerField(query: Readonly<Record<string, string>>, name: string, low: number, high: number, fallback: number): number {
+  const value = query[name];
+  if (value === undefined) return fallback;
+  const parsed = /^[0-9]{1,16}$/.test(value) ? Number(value) : NaN;
+  if (!(parsed >= low && parsed <= high)) throw new ApiError(422, 'VALIDATION_FAILED', `query.${name}: must be an integer from ${low} to ${high}`);
+  return parsed;
+}
+
+/** A time query field: ISO 8601 or Unix milliseconds; undefined when absent. */
+function timeField(query: Readonly<Record<string, string>>, name: string): number | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  const ms = /^[0-9]{1,15}$/.test(value) ? Number(value) : Date.parse(value);
+  if (!Number.isFinite(ms) || ms < 0) throw new ApiError(422, 'VALIDATION_FAILED', `query.${name}: must be an ISO 8601 time or Unix milliseconds`);
+  return ms;
+}
+
+/** `before` of the next page. Rows come `limit + 1` at most; a trade split over the cut stays whole. */
+function page<T>(rows: T[], limit: number, idOf: (row: T) => number): { rows: T[]; nextBefore: string | null } {
+  if (rows.length <= limit) return { rows, nextBefore: null };
+  let cut = limit;
+  while (cut > 0 && idOf(rows[cut - 1]!) === idOf(rows[cut]!)) cut--;
+  if (cut === 0) cut = rows.length;
+  return { rows: rows.slice(0, cut), nextBefore: String(idOf(rows[cut - 1]!)) };
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const priceOrNull = (ticks: number | null, pair: Pair): string | null => (ticks === null ? null : formatPrice(ticks, pair));
+
+/** An order from the read models: the placement record's fields plus fees paid and the last change. */
+function orderRecord(pair: Pair, order: OrderRow): Record<string, unknown> {
+  return {
+    ...orderFields(pair, order),
+    fee: formatAtoms(order.feeAtoms, pair.quote),
+    fee_asset: pair.quote.symbol,
+    updated_at: iso(order.updatedAtMs),
+  };
+}
+
+function tradeRecord(pair: Pair, trade: TradeRow): Record<string, unknown> {
+  return {
+    trade_id: String(trade.tradeId),
+    price: formatPrice(trade.priceTicks, pair),
+    quantity: formatQuantity(trade.quantityLots, pair),
+    side: sideNames[trade.takerSide],
+    timestamp: iso(trade.tsMs),
+  };
+}
+
+function fillRecord(pair: Pair, fill: FillRow, mode: Mode): Record<string, unknown> {
+  return {
+    trade_id: String(fill.tradeId),
+    order_id: String(fill.orderId),
+    side: sideNames[fill.side],
+    role: fill.role,
+    price: formatPrice(fill.priceTicks, pair),
+    quantity: formatQuantity(fill.quantityLots, pair),
+    quote_quantity: formatAtoms(fill.notionalAtoms, pair.quote),
+    fee: formatAtoms(fill.feeAtoms, pair.quote),
+    fee_asset: pair.quote.symbol,
+    mode: mode === 0 ? 'live' : 'paper',
+    timestamp: iso(fill.tsMs),
+  };
+}
+
+function candleRecord(pair: Pair, candle: CandleRow): Record<string, unknown> {
+  return {
+    time: iso(candle.openTimeMs),
+    open: formatPrice(candle.openTicks, pair),
+    high: formatPrice(candle.highTicks, pair),
+    low: formatPrice(candle.lowTicks, pair),
+    close: formatPrice(candle.closeTicks, pair),
+    volume: formatQuantity(candle.volumeLots, pair),
+    quote_volume: formatAtoms(candle.quoteVolumeAtoms, pair.quote),
+    trades: candle.trades,
+  };
+}
+
+/**
+ * The 24-hour figures of a pair (also what a price stream sends): the last price, the window's open, high
+ * and low, the change since the open (absolute, and in percent with two decimals rounded half away from
+ * zero), and the volumes. Null prices mean the pair never traded.
+ */
+export function tickerFields(pair: Pair, view: TickerView): Record<string, unknown> {
+  const last = view.lastPriceTicks;
+  const open = view.openPriceTicks;
+  const changeTicks = last === null || open === null ? null : last - open;
+  const hundredths = changeTicks === null || open === null ? null : Math.sign(changeTicks) * Math.round((Math.abs(changeTicks) * 10_000) / open);
+  return {
+    symbol: pair.base.symbol,
+    pair: pair.name,
+    price: priceOrNull(last, pair),
+    open_24h: priceOrNull(open, pair),
+    high_24h: priceOrNull(view.highPriceTicks, pair),
+    low_24h: priceOrNull(view.lowPriceTicks, pair),
+    change_24h: changeTicks === null ? null : formatPrice(changeTicks, pair),
+    change_percent_24h: hundredths === null ? null : formatSteps(hundredths, { mantissa: 1n, scale: 2 }),
+    volume_24h: formatQuantity(view.volumeLots, pair),
+    quote_volume_24h: formatAtoms(view.quoteVolumeAtoms, pair.quote),
+    trades_24h: view.trades,
+    window_start: iso(view.windowStartMs),
+  };
+}
+
+/** Circulating supply in whole tokens by asset symbol, from the markets file (`circulating_supply`). */
+export function loadCirculatingSupply(path: string = defaultMarketsPath): Map<string, bigint> {
+  const parsed = JSON.parse(readFileSync(path, 'utf8')) as { assets: Array<{ symbol: string; circulating_supply?: string }> };
+  const supply = new Map<string, bigint>();
+  for (const asset of parsed.assets) {
+    if (asset.circulating_supply === undefined) continue;
+    if (!/^[0-9]{1,20}$/.test(asset.circulating_supply)) throw new Error(`asset ${asset.symbol}: circulating_supply must be a whole number`);
+    supply.set(asset.symbol.toUpperCase(), BigInt(asset.circulating_supply));
+  }
+  return supply;
+}
+
+export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadModels): Route[] {
+  const supply = loadCirculatingSupply();
+  /** Price × supply, exact: the supply scales the tick's mantissa, so no product leaves the safe range. */
+  const marketCap = (pair: Pair, lastPriceTicks: number | null): string | null => {
+    const tokens = supply.get(pair.base.symbol);
+    if (tokens === undefined || lastPriceTicks === null) return null;
+    return formatSteps(lastPriceTicks, { mantissa: pair.tick.mantissa * tokens, scale: pair.tick.scale });
+  };
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/exchange/{symbol}/orders/history',
+      auth: 'bearer_or_key',
+      permission: 'read',
+      rateLimit: 'general',
+      summary: 'The caller s orders on this pair (any status), newest first; limit 1..500 (100), before (order id), status, mode',
+      query: pagedQuery({ status: { enum: storedStatuses } }),
+      handler: (request) => {
+        const pair = pairOf(context, request.params['symbol']);
+        const limit = integerField(request.query, 'limit', 1, historyLimitMax, limitDefault);
+        const status = request.query['status'];
+        const rows = readModels.orderHistory({
+          userId: request.principal!.userId,
+          pairId: pair.id,
+          mode: modeOf(request.query),
+          limit: limit + 1,
+          beforeOrderId: integerField(request.query, 'before', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
+          ...(status === undefined ? {} : { status: orderStatusNames.indexOf(status as (typeof orderStatusNames)[number]) as OrderStatus }),
+        });
+        const found = page(rows, limit, (order) => order.orderId);
+        return { body: { orders: found.rows.map((order) => orderRecord(pair, order)), next_before: found.nextBefore } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/exchange/{symbol}/orders/{order_id}',
+      auth: 'bearer_or_key',
+      permission: 'read',
+      rateLimit: 'general',
+      summary: 'One of the caller s orders in any status, live or paper, with fills so far and fees (404 for any other order)',
+      handler: (request) => {
+        const pair = pairOf(context, request.params['symbol']);
+        const orderId = /^[1-9][0-9]{0,15}$/.test(request.params['order_id'] ?? '') ? Number(request.params['order_id']) : 0;
+        const order = Number.isSafeInteger(orderId) && orderId > 0 ? readModels.order(orderId) : undefined;
+        if (order === undefined || order.userId !== request.principal!.userId || order.pairId !== pair.id) {
+          throw new ApiError(404, 'ORDER_NOT_FOUND', 'no such order');
+        }
+        return { body: orderRecord(pair, order) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/exchange/{symbol}/trades',
+      auth: 'none',
+      rateLimit: 'general',
+      summary: 'Recent public trades of the live book, newest first; limit 1..1000 (100), before (trade id); side is the taker s',
+      query: { type: 'object', additionalProperties: false, properties: { limit: text, before: text } },
+      handler: (request) => {
+        const pair = pairOf(context, request.params['symbol']);
+        const limit = integerField(request.query, 'limit', 1, tradesLimitMax, limitDefault);
+        const before = integerField(request.query, 'before', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+        const found = page(readModels.trades(pair.id, 0, limit + 1, before), limit, (trade) => trade.tradeId);
+        return { body: { symbol: pair.base.symbol, pair: pair.name, trades: found.rows.map((trade) => tradeRecord(pair, trade)), next_before: found.nextBefore } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/exchange/{symbol}/trades/mine',
+      auth: 'bearer_or_key',
+      permission: 'read',
+      rateLimit: 'general',
+      summary: 'The caller s fills on this pair, newest first, each with role (maker or taker), fee and order id; limit, before, mode',
+      query: pagedQuery(),
+      handler: (request) => {
+        const pair = pairOf(context, request.params['symbol']);
+        const mode = modeOf(request.query);
+        const limit = integerField(request.query, 'limit', 1, tradesLimitMax, limitDefault);
+        const before = integerField(request.query, 'before', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+        const found = page(readModels.fills(request.principal!.userId, pair.id, mode, limit + 1, before), limit, (fill) => fill.tradeId);
+        return { body: { trades: found.rows.map((fill) => fillRecord(pair, fill, mode)), next_before: found.nextBefore } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/exchange/{symbol}/ticker',
+      auth: 'none',
+      rateLimit: 'general',
+      summary: '24-hour rolling ticker of the live book: last price, open, high, low, change (absolute and percent), volumes',
+      handler: (request) => {
+        const pair = pairOf(context, request.params['symbol']);
+        return { body: { ...tickerFields(pair, readModels.ticker(pair.id)), timestamp: iso(context.clock()) } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/exchange/{symbol}/stats',
+      auth: 'none',
+      rateLimit: 'general',
+      summary: 'Price, 24-hour high, low, volume and change, and market cap (price × circulating supply; null when unknown)',
+      handler: (request) => {
+        const pair = pairOf(context, request.params['symbol']);
+        const view = readModels.ticker(pair.id);
+        const tokens = supply.get(pair.base.symbol);
+        return {
+          body: {
+            ...tickerFields(pair, view),
+            circulating_supply: tokens === undefined ? null : tokens.toString(),
+            market_cap: marketCap(pair, view.lastPriceTicks),
+            market_cap_asset: pair.quote.symbol,
+            timestamp: iso(context.clock()),
+          },
+        };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/exchange/{symbol}/chart',
+      auth: 'none',
+      rateLimit: 'general',
+      summary: 'OHLC candles of live trades in time order: interval 1m,5m,15m,1h,4h,1d (1h), limit 1..1000 (100), start/end (ISO 8601 or ms)',
+      query: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { interval: { enum: candleIntervals.map((interval) => interval.name) }, limit: text, start: text, end: text },
+      },
+      handler: (request) => {
+        const pair = pairOf(context, request.params['symbol']);
+        const interval = candleIntervals.find((candidate) => candidate.name === (request.query['interval'] ?? '1h'))!;
+        const limit = integerField(request.query, 'limit', 1, candlesLimitMax, limitDefault);
+        const startMs = timeField(request.query, 'start');
+        const endMs = timeField(request.query, 'end');
+        if (startMs !== undefined && endMs !== undefined && startMs > endMs) throw new ApiError(422, 'VALIDATION_FAILED', 'query.start: must not be after end');
+        const candles = readModels.candles({
+          pairId: pair.id,
+          intervalMs: interval.ms,
+          limit,
+          // A start inside a bucket includes that bucket.
+          ...(startMs === undefined ? {} : { startMs: startMs - (startMs % interval.ms) }),
+          ...(endMs === undefined ? {} : { endMs }),
+        });
+        return { body: { symbol: pair.base.symbol, pair: pair.name, interval: interval.name, candles: candles.map((candle) => candleRecord(pair, candle)) } };
+      },
+    },
+  ];
+}

@@ -1,0 +1,346 @@
+/**
+ * The read models against the engine: a seeded command stream run through a real Engine, its accepted
+ * commands handed over in durable batches of random sizes, then every order, trade, candle and the ticker
+ * checked against the engine's own events and state. Then crash recovery: read models that lost their
+ * last transactions (an older copy of the database, or none at all) are rebuilt by the durable engine's
+ * replay feed to exactly the same rows.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Command } from '../../engine/core/commands.ts';
+import { Engine } from '../../engine/core/engine.ts';
+import { CollectingSink, EventKind, OrderStatus, type EngineEvent, type TradeExecuted } from '../../engine/core/events.ts';
+import { noSlot } from '../../engine/core/order-store.ts';
+import { Result } from '../../engine/core/results.ts';
+import { CommandGenerator, Prng } from '../../engine/core/sim/generator.ts';
+import { DurableEngine } from '../../engine/runtime/durable-engine.ts';
+import { loadMarkets } from '../../engine/runtime/markets.ts';
+import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
+import { openDatabase, type Db } from '../store/database.ts';
+import { candleIntervals } from './candles.ts';
+import { ReadModels, replayCommandsPerTransaction } from './read-models.ts';
+import { minuteMs, windowMinutes } from './ticker.ts';
+
+const markets = loadMarkets();
+const startTs = 1_767_225_600_000;
+/** Spacing of the commands' timestamps: the stream spans hours, so every interval has several buckets. */
+const commandSpacingMs = 997;
+
+interface Journaled {
+  seq: number;
+  ts: number;
+  events: EngineEvent[];
+}
+
+function batchOf(commands: readonly Journaled[]): DurableBatch {
+  return {
+    firstSeq: commands[0]!.seq,
+    lastSeq: commands[commands.length - 1]!.seq,
+    forEachEvent(visit) {
+      for (const command of commands) for (const event of command.events) visit(event, command.seq, command.ts);
+    },
+  };
+}
+
+/** Runs `count` generated commands through an engine; the accepted ones get seqs and spaced timestamps. */
+function runEngine(seed: number, count: number): { engine: Engine; journaled: Journaled[] } {
+  const sink = new CollectingSink();
+  const engine = new Engine({ markets, sink });
+  const generator = new CommandGenerator({ seed, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot } });
+  const funding = generator.fundingCommands();
+  const journaled: Journaled[] = [];
+  for (let index = 0; index < count; index++) {
+    const command: Command = index < funding.length ? funding[index]! : generator.next();
+    sink.clear();
+    if (engine.apply(command) !== Result.ok) continue;
+    journaled.push({ seq: journaled.length + 1, ts: startTs + journaled.length * commandSpacingMs, events: [...sink.events] });
+  }
+  return { engine, journaled };
+}
+
+function temporaryDb(): { dir: string; db: Db } {
+  const dir = mkdtempSync(join(tmpdir(), 'read-models-'));
+  return { dir, db: openDatabase(dir) };
+}
+
+interface CandleTotals {
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+  quote: number;
+  trades: number;
+}
+
+/** OHLC per (pair, interval, bucket) folded straight from the live trade events, in event order. */
+function expectedCandles(journaled: readonly Journaled[]): Map<string, CandleTotals> {
+  const candles = new Map<string, CandleTotals>();
+  for (const command of journaled) {
+    for (const event of command.events) {
+      if (event.kind !== EventKind.tradeExecuted || event.mode !== 0) continue;
+      for (const interval of candleIntervals) {
+        const key = `${event.pairId}/${interval.ms}/${command.ts - (command.ts % interval.ms)}`;
+        const candle = candles.get(key);
+        if (candle === undefined) {
+          candles.set(key, { open: event.priceTicks, high: event.priceTicks, low: event.priceTicks, close: event.priceTicks, volume: event.quantityLots, quote: event.notionalAtoms, trades: 1 });
+          continue;
+        }
+        candle.high = Math.max(candle.high, event.priceTicks);
+        candle.low = Math.min(candle.low, event.priceTicks);
+        candle.close = event.priceTicks;
+        candle.volume += event.quantityLots;
+        candle.quote += event.notionalAtoms;
+        candle.trades++;
+      }
+    }
+  }
+  return candles;
+}
+
+function tradesOf(journaled: readonly Journaled[]): Array<{ trade: TradeExecuted; ts: number }> {
+  const trades: Array<{ trade: TradeExecuted; ts: number }> = [];
+  for (const command of journaled) {
+    for (const event of command.events) if (event.kind === EventKind.tradeExecuted) trades.push({ trade: event, ts: command.ts });
+  }
+  return trades;
+}
+
+test('orders, trades, candles and the ticker agree with the engine', () => {
+  const { engine, journaled } = runEngine(21, 30_000);
+  const { dir, db } = temporaryDb();
+  try {
+    const clockMs = startTs + 24 * 3_600_000 + 2 * 3_600_000; // the window has lost the stream's first two hours
+    const readModels = new ReadModels(db, markets, () => clockMs);
+    const random = new Prng(5);
+    for (let start = 0; start < journaled.length; ) {
+      const end = Math.min(journaled.length, start + random.int(1, 300));
+      readModels.applyBatch(batchOf(journaled.slice(start, end)));
+      start = end;
+    }
+    assert.equal(readModels.appliedSeq, journaled.length);
+    assert.equal(db.prepare('SELECT applied_seq FROM read_model_progress').pluck().get(), journaled.length);
+
+    // Orders: one row per accepted order; live ones as the engine's store holds them, ended ones as their
+    // last event left them.
+    const accepted = new Set<number>();
+    const ended = new Map<number, { status: number; filledLots: number; filledNotionalAtoms: number }>();
+    for (const command of journaled) {
+      for (const event of command.events) {
+        if (event.kind === EventKind.orderAccepted) accepted.add(event.orderId);
+        if (event.kind === EventKind.orderCancelled || event.kind === EventKind.orderExpired) {
+          const status = event.kind === EventKind.orderCancelled ? OrderStatus.cancelled : OrderStatus.expired;
+          ended.set(event.orderId, { status, filledLots: event.filledLots, filledNotionalAtoms: event.filledNotionalAtoms });
+        }
+      }
+    }
+    const rows = db.prepare('SELECT * FROM exchange_orders').all() as Array<Record<string, number>>;
+    assert.equal(rows.length, accepted.size);
+    const store = engine.orders;
+    const seen = new Map<number, number>();
+    for (const row of rows) {
+      const orderId = row['order_id']!;
+      assert.ok(accepted.has(orderId));
+      seen.set(row['status']!, (seen.get(row['status']!) ?? 0) + 1);
+      const slot = engine.slotOf(orderId);
+      const end = ended.get(orderId);
+      if (slot !== noSlot) {
+        assert.deepEqual(
+          [row['status'], row['filled_lots'], row['filled_notional_atoms'], row['quantity_lots'], row['price_ticks']],
+          [store.status[slot], store.filledLots[slot], store.filledNotionalAtoms[slot], store.quantityLots[slot], store.priceTicks[slot]],
+          `live order ${orderId}`,
+        );
+      } else if (end !== undefined) {
+        assert.deepEqual([row['status'], row['filled_lots'], row['filled_notional_atoms']], [end.status, end.filledLots, end.filledNotionalAtoms], `ended order ${orderId}`);
+      } else {
+        assert.deepEqual([row['status'], row['filled_lots']], [OrderStatus.filled, row['quantity_lots']], `filled order ${orderId}`);
+      }
+    }
+    for (const status of [OrderStatus.pending, OrderStatus.open, OrderStatus.partiallyFilled, OrderStatus.filled, OrderStatus.cancelled, OrderStatus.expired]) {
+      assert.ok((seen.get(status) ?? 0) > 0, `the stream leaves some orders in status ${status}`);
+    }
+
+    // Fees: what the orders paid is what the engine's fee accounts hold, per mode.
+    const usdc = markets.assetBySymbol('USDC')!;
+    for (const mode of [0, 1] as const) {
+      const paid = db.prepare('SELECT sum(fee_atoms) FROM exchange_orders WHERE mode = ?').pluck().get(mode);
+      const charged = db.prepare('SELECT sum(taker_fee_atoms + maker_fee_atoms) FROM exchange_trades WHERE mode = ?').pluck().get(mode);
+      const held = engine.ledger.availableAtoms(engine.ledger.feeAccount(mode), usdc.index);
+      assert.ok(held > 0);
+      assert.deepEqual([paid, charged], [held, held], `fees of mode ${mode}`);
+      const notional = db.prepare('SELECT sum(notional_atoms) FROM exchange_trades WHERE mode = ?').pluck().get(mode) as number;
+      assert.equal(db.prepare('SELECT sum(filled_notional_atoms) FROM exchange_orders WHERE mode = ?').pluck().get(mode), notional * 2, 'each fill counts for its taker and its maker');
+    }
+
+    // Trades: every one, with its fields.
+    const trades = tradesOf(journaled);
+    assert.ok(trades.length > 1000);
+    const tradeRows = db.prepare('SELECT trade_id, pair_id, mode, price_ticks, quantity_lots, taker_order_id, maker_order_id, ts_ms FROM exchange_trades ORDER BY trade_id').raw().all();
+    assert.deepEqual(
+      tradeRows,
+      trades.map(({ trade, ts }) => [trade.tradeId, trade.pairId, trade.mode, trade.priceTicks, trade.quantityLots, trade.takerOrderId, trade.makerOrderId, ts]),
+    );
+
+    // Candles: the OHLC of each bucket of each interval, folded from the live trades.
+    const candles = expectedCandles(journaled);
+    const candleRows = db.prepare('SELECT * FROM exchange_candles').all() as Array<Record<string, number>>;
+    assert.equal(candleRows.length, candles.size);
+    for (const row of candleRows) {
+      const key = `${row['pair_id']}/${row['interval_ms']}/${row['open_time_ms']}`;
+      const expected = candles.get(key);
+      assert.ok(expected !== undefined, key);
+      assert.deepEqual(
+        { open: row['open_ticks'], high: row['high_ticks'], low: row['low_ticks'], close: row['close_ticks'], volume: row['volume_lots'], quote: row['quote_volume_atoms'], trades: row['trades'] },
+        expected,
+        key,
+      );
+    }
+    const hours = db.prepare('SELECT count(*) FROM exchange_candles WHERE interval_ms = 3600000 AND pair_id = 1').pluck().get() as number;
+    assert.ok(hours >= 8, 'the stream spans hours');
+
+    // Ticker: the trades of the last 1 440 minutes, and the same after a restart (restored from candles).
+    const firstMinute = Math.floor(clockMs / minuteMs) - windowMinutes + 1;
+    for (const pair of markets.pairs) {
+      const live = trades.filter(({ trade }) => trade.mode === 0 && trade.pairId === pair.id);
+      const inWindow = live.filter(({ ts }) => Math.floor(ts / minuteMs) >= firstMinute);
+      assert.ok(inWindow.length > 0 && inWindow.length < live.length, pair.name);
+      const view = readModels.ticker(pair.id);
+      assert.deepEqual(view, {
+        lastPriceTicks: live[live.length - 1]!.trade.priceTicks,
+        openPriceTicks: inWindow[0]!.trade.priceTicks,
+        highPriceTicks: Math.max(...inWindow.map(({ trade }) => trade.priceTicks)),
+        lowPriceTicks: Math.min(...inWindow.map(({ trade }) => trade.priceTicks)),
+        volumeLots: inWindow.reduce((sum, { trade }) => sum + trade.quantityLots, 0),
+        quoteVolumeAtoms: inWindow.reduce((sum, { trade }) => sum + trade.notionalAtoms, 0),
+        trades: inWindow.length,
+        windowStartMs: firstMinute * minuteMs,
+      });
+      assert.equal(readModels.ticker(pair.id), view, 'nothing changed: the same view');
+      assert.deepEqual(new ReadModels(db, markets, () => clockMs).ticker(pair.id), view, `${pair.name} restored`);
+    }
+
+    // Queries: a user's order history and fills, paged, are all of theirs, newest first.
+    const ethLive = { userId: 3, pairId: 1, mode: 0 as const };
+    const history: number[] = [];
+    for (let before: number | undefined; ; ) {
+      const page = readModels.orderHistory({ ...ethLive, limit: 37, ...(before === undefined ? {} : { beforeOrderId: before }) });
+      history.push(...page.map((order) => order.orderId));
+      if (page.length < 37) break;
+      before = page[page.length - 1]!.orderId;
+    }
+    const ownOrders = db.prepare('SELECT order_id FROM exchange_orders WHERE user_id = 3 AND pair_id = 1 AND mode = 0 ORDER BY order_id DESC').pluck().all();
+    assert.ok(ownOrders.length > 100);
+    assert.deepEqual(history, ownOrders);
+    const fills = readModels.fills(3, 1, 0, 100_000);
+    const expectedFills = trades
+      .filter(({ trade }) => trade.pairId === 1 && trade.mode === 0)
+      .flatMap(({ trade }) => [
+        ...(trade.takerUserId === 3 ? [[trade.tradeId, trade.takerOrderId, 'taker', trade.takerSide, trade.takerFeeAtoms]] : []),
+        ...(trade.makerUserId === 3 ? [[trade.tradeId, trade.makerOrderId, 'maker', 1 - trade.takerSide, trade.makerFeeAtoms]] : []),
+      ])
+      .reverse();
+    assert.ok(expectedFills.length > 50);
+    assert.deepEqual(fills.map((fill) => [fill.tradeId, fill.orderId, fill.role, fill.side, fill.feeAtoms]), expectedFills);
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Every row of the read-model tables, for comparing two databases. */
+function dump(db: Db): unknown[] {
+  return [
+    db.prepare('SELECT * FROM read_model_progress').all(),
+    db.prepare('SELECT * FROM exchange_orders ORDER BY order_id').raw().all(),
+    db.prepare('SELECT * FROM exchange_trades ORDER BY trade_id').raw().all(),
+    db.prepare('SELECT * FROM exchange_candles ORDER BY pair_id, interval_ms, open_time_ms').raw().all(),
+  ];
+}
+
+interface Opened {
+  db: Db;
+  readModels: ReadModels;
+  durable: DurableEngine;
+}
+
+/** The server's wiring: read models fed by durable batches, and by the replay feed at start. */
+function openAll(dataDir: string, clock: () => number): Opened {
+  const db = openDatabase(dataDir);
+  const readModels = new ReadModels(db, markets, clock);
+  const durable = DurableEngine.open({
+    dataDir,
+    engine: { markets },
+    syncMode: 'none',
+    snapshotEveryCommands: 5_000,
+    clock,
+    onDurable: (batch) => readModels.applyBatch(batch),
+    replayFeed: readModels.replayFeed(),
+  });
+  readModels.finishReplay(durable.recovery.lastSeq);
+  return { db, readModels, durable };
+}
+
+/** Enqueues generated commands in chunks, letting each chunk's batches become durable. */
+async function submit(durable: DurableEngine, generator: CommandGenerator, funding: Command[], count: number): Promise<void> {
+  for (let done = 0; done < count; ) {
+    const chunk = Math.min(1000, count - done);
+    for (let index = 0; index < chunk; index++) durable.enqueue(funding.shift() ?? generator.next(), () => {});
+    done += chunk;
+    await durable.sequencer.drain();
+  }
+}
+
+test('read models that lost their last transactions are rebuilt by the replay feed', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'read-models-crash-'));
+  const copyDir = mkdtempSync(join(tmpdir(), 'read-models-copy-'));
+  // The runtime clock moves on with every command, then stands still to compare tickers.
+  let now = startTs;
+  let frozen = false;
+  const clock = (): number => (frozen ? now : (now += 211));
+  try {
+    const first = openAll(dataDir, clock);
+    const engine = first.durable.engine;
+    const generator = new CommandGenerator({ seed: 33, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot } });
+    const funding = generator.fundingCommands();
+    await submit(first.durable, generator, funding, 6_000);
+    const olderSeq = first.readModels.appliedSeq;
+    first.db.exec(`VACUUM INTO '${join(copyDir, 'older.sqlite')}'`);
+    await submit(first.durable, generator, funding, 2 * replayCommandsPerTransaction + 3_000);
+    await first.durable.close();
+    const lastSeq = first.durable.sequencer.lastSeq;
+    assert.equal(first.readModels.appliedSeq, lastSeq);
+    const expected = dump(first.db);
+    frozen = true;
+    const tickers = markets.pairs.map((pair) => first.readModels.ticker(pair.id));
+    first.db.close();
+    assert.ok(lastSeq - olderSeq > 2 * replayCommandsPerTransaction, 'the replay spans several transactions');
+
+    const platformDb = join(dataDir, 'platform.sqlite');
+    const restore = (from: string | null): void => {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(platformDb + suffix, { force: true });
+      if (from !== null) copyFileSync(from, platformDb);
+    };
+    for (const [name, from, startSeq] of [
+      ['an older database', join(copyDir, 'older.sqlite'), olderSeq],
+      ['no database', null, 0],
+    ] as const) {
+      restore(from);
+      const reopened = openAll(dataDir, clock);
+      try {
+        assert.ok(reopened.durable.recovery.snapshotSeq <= startSeq, `${name}: recovery started early enough`);
+        assert.equal(reopened.readModels.appliedSeq, lastSeq, name);
+        assert.deepEqual(dump(reopened.db), expected, name);
+        assert.deepEqual(markets.pairs.map((pair) => reopened.readModels.ticker(pair.id)), tickers, `${name}: tickers`);
+      } finally {
+        await reopened.durable.close();
+        reopened.db.close();
+      }
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(copyDir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,127 @@
+/**
+ * The 24-hour ticker of one pair, kept in memory from live trades so that a price stream can ask for it
+ * once per durable batch without touching SQLite: a ring of one-minute buckets (open, high, low, close,
+ * base and quote volume, trade count) and the last price. The window is the `windowMinutes` minutes that
+ * end with the current one, so it holds between 23 h 59 min and 24 h of trades. At start the ring is
+ * refilled from the one-minute candles, then from replayed trades.
+ *
+ * A view is computed only when a trade arrived or the minute turned since the last one; otherwise the
+ * same (immutable) view is returned, so callers may keep it.
+ */
+export const minuteMs = 60_000;
+/** Minutes in the rolling window: one day. */
+export const windowMinutes = 1440;
+
+export interface TickerView {
+  /** Price of the last live trade ever, or null before the first one. */
+  readonly lastPriceTicks: number | null;
+  /** Open, high and low of the window; the last price when nothing traded in it; null before any trade. */
+  readonly openPriceTicks: number | null;
+  readonly highPriceTicks: number | null;
+  readonly lowPriceTicks: number | null;
+  readonly volumeLots: number;
+  readonly quoteVolumeAtoms: number;
+  readonly trades: number;
+  /** Start of the window's oldest minute (ms). */
+  readonly windowStartMs: number;
+}
+
+const emptyMinute = -1;
+
+export class TickerWindow {
+  private readonly minute = new Float64Array(windowMinutes).fill(emptyMinute);
+  private readonly open = new Float64Array(windowMinutes);
+  private readonly high = new Float64Array(windowMinutes);
+  private readonly low = new Float64Array(windowMinutes);
+  private readonly close = new Float64Array(windowMinutes);
+  private readonly volumeLots = new Float64Array(windowMinutes);
+  private readonly quoteAtoms = new Float64Array(windowMinutes);
+  private readonly trades = new Float64Array(windowMinutes);
+  /** 0 until the first trade (a price is at least one tick). */
+  private lastPriceTicks = 0;
+  private cached: TickerView | null = null;
+  private cachedMinute = emptyMinute;
+
+  addTrade(tsMs: number, priceTicks: number, lots: number, notionalAtoms: number): void {
+    this.addBucket(Math.floor(tsMs / minuteMs), priceTicks, priceTicks, priceTicks, priceTicks, lots, notionalAtoms, 1);
+    this.lastPriceTicks = priceTicks;
+  }
+
+  /** Restores the last price (from the newest stored trade) at start. */
+  setLastPrice(priceTicks: number): void {
+    this.lastPriceTicks = priceTicks;
+    this.cached = null;
+  }
+
+  /**
+   * Merges a minute's worth of trades (a one-minute candle, or one trade) that came after what the bucket
+   * holds. A minute older than the one its slot holds is already out of the window and is dropped.
+   */
+  addBucket(minute: number, open: number, high: number, low: number, close: number, lots: number, quoteAtoms: number, trades: number): void {
+    const slot = minute % windowMinutes;
+    const held = this.minute[slot]!;
+    if (held > minute) return;
+    if (held < minute) {
+      this.minute[slot] = minute;
+      this.open[slot] = open;
+      this.high[slot] = high;
+      this.low[slot] = low;
+      this.volumeLots[slot] = 0;
+      this.quoteAtoms[slot] = 0;
+      this.trades[slot] = 0;
+    } else {
+      this.high[slot] = Math.max(this.high[slot]!, high);
+      this.low[slot] = Math.min(this.low[slot]!, low);
+    }
+    this.close[slot] = close;
+    this.volumeLots[slot] = this.volumeLots[slot]! + lots;
+    this.quoteAtoms[slot] = this.quoteAtoms[slot]! + quoteAtoms;
+    this.trades[slot] = this.trades[slot]! + trades;
+    this.cached = null;
+  }
+
+  view(nowMs: number): TickerView {
+    const nowMinute = Math.floor(nowMs / minuteMs);
+    if (this.cached === null || this.cachedMinute !== nowMinute) {
+      this.cached = this.compute(nowMinute);
+      this.cachedMinute = nowMinute;
+    }
+    return this.cached;
+  }
+
+  private compute(nowMinute: number): TickerView {
+    const firstMinute = nowMinute - windowMinutes + 1;
+    let oldest = Infinity;
+    let openPriceTicks = 0;
+    let highPriceTicks = 0;
+    let lowPriceTicks = Infinity;
+    let volumeLots = 0;
+    let quoteVolumeAtoms = 0;
+    let trades = 0;
+    for (let slot = 0; slot < windowMinutes; slot++) {
+      const minute = this.minute[slot]!;
+      if (minute < firstMinute || minute > nowMinute) continue;
+      if (minute < oldest) {
+        oldest = minute;
+        openPriceTicks = this.open[slot]!;
+      }
+      highPriceTicks = Math.max(highPriceTicks, this.high[slot]!);
+      lowPriceTicks = Math.min(lowPriceTicks, this.low[slot]!);
+      volumeLots += this.volumeLots[slot]!;
+      quoteVolumeAtoms += this.quoteAtoms[slot]!;
+      trades += this.trades[slot]!;
+    }
+    const last = this.lastPriceTicks === 0 ? null : this.lastPriceTicks;
+    const traded = trades > 0;
+    return {
+      lastPriceTicks: last,
+      openPriceTicks: traded ? openPriceTicks : last,
+      highPriceTicks: traded ? highPriceTicks : last,
+      lowPriceTicks: traded ? lowPriceTicks : last,
+      volumeLots,
+      quoteVolumeAtoms,
+      trades,
+      windowStartMs: firstMinute * minuteMs,
+    };
+  }
+}
