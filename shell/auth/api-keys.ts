@@ -4,7 +4,7 @@
  * at creation; listings show a masked form. Each key has permissions (`read`, `trade`) and a tier that sets
  * its rate limits.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { Db } from '../store/database.ts';
 
 export const userKeyPrefix = 'tpk_';
@@ -41,7 +41,7 @@ interface Row {
 }
 
 function digest(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 function record(row: Row): ApiKeyRecord {

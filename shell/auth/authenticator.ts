@@ -6,10 +6,10 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../http/errors.ts';
-import type { AuthKind, RateLimitClass } from '../http/route-table.ts';
+import { remoteAddressHeader, type AuthKind, type RateLimitClass } from '../http/route-table.ts';
 import type { Tokens } from './tokens.ts';
 import type { ApiKeys, Permission, Tier } from './api-keys.ts';
-import { generalPerMinute, ordersPerMinute, type RateLimiter } from './rate-limit.ts';
+import { anonymousGeneralPerMinute, credentialAttemptsPerMinute, generalPerMinute, ordersPerMinute, type RateLimiter } from './rate-limit.ts';
 
 export interface Principal {
   readonly userId: number;
@@ -52,7 +52,7 @@ export class Authenticator {
   authenticate(access: Access, header: (name: string) => string): Result | Promise<Result> {
     switch (access.auth) {
       case 'none':
-        return { principal: null, headers: {} };
+        return this.limitAddress(access, header(remoteAddressHeader));
       case 'admin':
         return { principal: this.admin(header), headers: {} };
       case 'key':
@@ -90,6 +90,15 @@ export class Authenticator {
     if (match === null) throw new ApiError(401, 'UNAUTHENTICATED', 'Authorization: Bearer <access token> or X-API-Key required');
     const userId = await this.tokens.verifyAccess(match[1]!);
     return { userId, keyId: 0, permissions: ['read', 'trade'], tier: 'STANDARD', requestsPerMinute: null };
+  }
+
+  /** Routes without credentials count per client address (a login or code attempt at the stricter limit). */
+  private limitAddress(access: Access, address: string): Result {
+    if (access.rateLimit === 'none') return { principal: null, headers: {} };
+    const limit = access.rateLimit === 'credentials' ? credentialAttemptsPerMinute : anonymousGeneralPerMinute;
+    const decision = this.limiter.take(`address:${address}`, access.rateLimit, limit, access.weight);
+    if (!decision.allowed) throw new ApiError(429, 'RATE_LIMITED', `rate limit of ${limit} per minute from this address exceeded`, decision.headers);
+    return { principal: null, headers: decision.headers };
   }
 
   private limit(access: Access, principal: Principal): Result {

@@ -9,6 +9,9 @@ import type { Tier } from './api-keys.ts';
 
 export const generalPerMinute: Record<Tier, number> = { STANDARD: 100, PREMIUM: 1_000, MARKET_MAKER: 10_000, ADMIN: 10_000 };
 export const ordersPerMinute: Record<Tier, number> = { STANDARD: 3_000, PREMIUM: 12_000, MARKET_MAKER: 60_000, ADMIN: 600_000 };
+/** Per client address: public reads without a key, and attempts at credentials (a password guess, a 2FA code). */
+export const anonymousGeneralPerMinute = 1_000;
+export const credentialAttemptsPerMinute = 30;
 /** Windows tracked at once; past this the oldest are dropped (their keys start a fresh window). */
 const windowsMax = 1_000_000;
 const windowMs = 60_000;

@@ -4,7 +4,7 @@
  * a refresh token that was already used means it leaked, so the whole family is revoked.
  * The signing secret is made on first start and kept in the database.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Db } from '../store/database.ts';
 import { ApiError } from '../http/errors.ts';
@@ -21,7 +21,7 @@ export interface TokenPair {
 }
 
 function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 export class Tokens {

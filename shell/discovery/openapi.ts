@@ -1,15 +1,25 @@
 /**
- * The OpenAPI document, generated from the route table: every route with its summary, path parameters,
- * query and body schemas, security and the error shape. Nothing is written by hand, so it cannot drift
- * from what the server does.
+ * The OpenAPI document, generated from the route table: every public route with its summary, path
+ * parameters, query and body schemas, security, rate-limit class, permission and the error shape. Nothing
+ * is written by hand, so it cannot drift from what the server does. Admin routes are operated, not
+ * offered, so they appear in no discovery document.
  */
 import type { Route, RouteTable } from '../http/route-table.ts';
+
+export const serviceTitle = 'Trading and prediction platform';
+export const serviceSummary =
+  'A token exchange with a deterministic order book (limit, market, IOC and stop orders, live or paper), accounts with JWT sessions, ' +
+  'two-factor login, API keys and agent self-registration.';
 
 const errorSchema = {
   type: 'object',
   required: ['error'],
   properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } } },
 };
+
+export function isPublic(route: Route): boolean {
+  return route.auth !== 'admin';
+}
 
 function security(route: Route): Array<Record<string, string[]>> {
   switch (route.auth) {
@@ -25,26 +35,46 @@ function security(route: Route): Array<Record<string, string[]>> {
   }
 }
 
-function operation(route: Route): Record<string, unknown> {
-  const parameters: Array<Record<string, unknown>> = [];
-  for (const match of route.path.matchAll(/\{([a-z_]+)\}/g)) {
-    parameters.push({ name: match[1], in: 'path', required: true, schema: { type: 'string' } });
+/**
+ * `get_api_v1_exchange_by_symbol_bbo`. Two paths can spell the same id (`/api-keys` and `/api_keys`), so a
+ * taken id gets a counter: OpenAPI requires operationIds to be unique.
+ */
+function operationId(route: Route, taken: Set<string>): string {
+  const words = route.path.replace(/\{([^}]+)\}/g, 'by_$1').replace(/[^a-zA-Z0-9]+/g, '_').replace(/^_|_$/g, '');
+  const base = `${route.method.toLowerCase()}_${words}`;
+  let id = base;
+  for (let count = 2; taken.has(id); count++) id = `${base}_${count}`;
+  taken.add(id);
+  return id;
+}
+
+function parameters(route: Route): Array<Record<string, unknown>> {
+  const list: Array<Record<string, unknown>> = [];
+  // The router's rule for a parameter segment, so that every `{name}` it matches is declared.
+  for (const match of route.path.matchAll(/\{([a-z_][a-z0-9_]*)\}/gi)) {
+    list.push({ name: match[1], in: 'path', required: true, schema: { type: 'string' } });
   }
   const query = route.query as { properties?: Record<string, unknown>; required?: string[] } | undefined;
   for (const [name, schema] of Object.entries(query?.properties ?? {})) {
-    parameters.push({ name, in: 'query', required: query?.required?.includes(name) ?? false, schema });
+    list.push({ name, in: 'query', required: query?.required?.includes(name) ?? false, schema });
   }
+  return list;
+}
+
+function operation(route: Route, taken: Set<string>): Record<string, unknown> {
+  const declared = parameters(route);
   const errors = { description: 'refused', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
   return {
     summary: route.summary,
-    operationId: `${route.method.toLowerCase()}_${route.path.replace(/[^a-zA-Z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
-    ...(parameters.length > 0 ? { parameters } : {}),
+    operationId: operationId(route, taken),
+    ...(declared.length > 0 ? { parameters: declared } : {}),
     ...(route.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } }),
     security: security(route),
-    ...(route.rateLimit === 'none' ? {} : { 'x-rate-limit-class': route.rateLimit }),
+    'x-rate-limit-class': route.rateLimit,
     ...(route.permission === undefined ? {} : { 'x-permission': route.permission }),
     responses: {
-      '200': { description: 'ok', content: { 'application/json': { schema: route.response ?? { type: 'object' } } } },
+      // Successes are 200, 201 or 202 depending on the route; the table does not say which.
+      '2XX': { description: 'ok', content: { 'application/json': { schema: route.response ?? { type: 'object' } } } },
       '4XX': errors,
       '5XX': errors,
     },
@@ -53,13 +83,13 @@ function operation(route: Route): Record<string, unknown> {
 
 export function openApiDocument(table: RouteTable): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of table.routes) {
-    if (route.auth === 'admin') continue;
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
+  const taken = new Set<string>();
+  for (const route of table.routes.filter(isPublic)) {
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, taken);
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Trading and prediction platform', version: '0.1.0' },
+    info: { title: serviceTitle, summary: serviceSummary, version: '0.1.0' },
     paths,
     components: {
       schemas: { Error: errorSchema },

@@ -27,7 +27,7 @@ export function agentRoutes(context: ShellContext): Route[] {
       method: 'POST',
       path: '/mcp/v1/register',
       auth: 'none',
-      rateLimit: 'none',
+      rateLimit: 'credentials',
       summary: 'Register an AI agent: an account and an mcp_ API key limited to its registered rate',
       body: {
         type: 'object',

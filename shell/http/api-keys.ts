@@ -75,7 +75,7 @@ export function apiKeyRoutes(context: ShellContext): Route[] {
       method: 'POST',
       path: '/auth/api-key',
       auth: 'none',
-      rateLimit: 'general',
+      rateLimit: 'credentials',
       summary: 'Create an API key with a bearer session and key_name, or in one call with email, password and key_name',
       body: {
         type: 'object',

@@ -21,7 +21,7 @@ export function authRoutes(context: ShellContext): Route[] {
       method: 'POST',
       path: '/auth/register',
       auth: 'none',
-      rateLimit: 'general',
+      rateLimit: 'credentials',
       summary: 'Create an account; returns an access token, a refresh token and the user id',
       body: {
         type: 'object',
@@ -53,7 +53,7 @@ export function authRoutes(context: ShellContext): Route[] {
       method: 'POST',
       path: '/auth/login',
       auth: 'none',
-      rateLimit: 'general',
+      rateLimit: 'credentials',
       summary: 'Log in with email and password; returns an access token (JWT) and a refresh token',
       body: { type: 'object', additionalProperties: false, required: ['email', 'password'], properties: { email, password: { type: 'string', maxLength: 128 } } },
       handler: async (request) => {
@@ -72,7 +72,7 @@ export function authRoutes(context: ShellContext): Route[] {
       method: 'POST',
       path: '/auth/refresh',
       auth: 'none',
-      rateLimit: 'general',
+      rateLimit: 'credentials',
       summary: 'Exchange a refresh token for a new access and refresh token (the old one stops working)',
       body: { type: 'object', additionalProperties: false, required: ['refresh_token'], properties: { refresh_token: { type: 'string', minLength: 1, maxLength: 256 } } },
       handler: async (request) => ({ body: await tokens.rotate((request.body as { refresh_token: string }).refresh_token) }),

@@ -19,7 +19,11 @@ import { SequencerBusyError, SequencerClosedError } from '../../engine/runtime/s
 
 export type Method = 'GET' | 'POST' | 'DELETE' | 'PATCH' | 'PUT';
 export type AuthKind = 'none' | 'admin' | 'bearer' | 'key' | 'bearer_or_key';
-export type RateLimitClass = 'none' | 'general' | 'orders';
+/**
+ * `general` and `orders` count per key (or per user for bearer sessions), per client address on routes
+ * without credentials; `credentials` counts sign-ups, logins, refreshes and code checks per address.
+ */
+export type RateLimitClass = 'none' | 'general' | 'orders' | 'credentials';
 export type JsonSchema = Record<string, unknown>;
 
 export interface RequestContext {
@@ -30,14 +34,12 @@ export interface RequestContext {
   readonly body: unknown;
   /** The caller, for routes that need one (null for `none`). */
   readonly principal: Principal | null;
+  /** One of the request headers the shell reads (`readHeaders`); '' for any other or when absent. */
   header(name: string): string;
 }
 
-export interface Reply {
-  status?: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
+/** A JSON reply; with `contentType`, `body` is text sent as it is (llms.txt). */
+export type Reply = { status?: number; headers?: Record<string, string> } & ({ body: unknown; contentType?: undefined } | { body: string; contentType: string });
 
 export interface Route {
   readonly method: Method;
@@ -67,6 +69,11 @@ export interface DispatchOptions {
   readonly log: Log;
 }
 
+/** The request headers handlers and the authenticator may read. */
+const readHeaders = ['x-api-key', 'authorization', 'host'] as const;
+/** The client's address, offered through `header()` to the rate limiter of routes without credentials. */
+export const remoteAddressHeader = ':remote-address';
+
 const Ajv = AjvModule as unknown as typeof AjvModule.default;
 
 /** `field: rule` for the first validation error, e.g. `body.quantity: must be string`. */
@@ -77,6 +84,10 @@ function describe(where: string, errors: ErrorObject[] | null | undefined): stri
   const extra = first.keyword === 'additionalProperties' ? `.${String(first.params['additionalProperty'])}` : '';
   const field = `${where}${first.instancePath.replaceAll('/', '.')}${missing}${extra}`;
   return `${field}: ${first.message ?? first.keyword}`;
+}
+
+function encode(reply: Reply): string {
+  return reply.contentType === undefined ? JSON.stringify(reply.body) : reply.body;
 }
 
 function parseQuery(text: string): Record<string, string> {
@@ -130,15 +141,14 @@ export class RouteTable {
     const method = req.getCaseSensitiveMethod().toUpperCase() as Method;
     const path = req.getUrl();
     const queryText = req.getQuery() ?? '';
+    // uWS request data is gone after this call returns: read the few headers the shell uses, now.
     const headers: Record<string, string> = {};
-    req.forEach((key, value) => {
-      headers[key] = value;
-    });
-    const send = (status: number, body: string, extra: Record<string, string> = {}): void => {
+    for (const name of readHeaders) headers[name] = req.getHeader(name);
+    const send = (status: number, body: string, extra: Record<string, string> = {}, contentType = 'application/json'): void => {
       if (aborted) return;
       res.cork(() => {
         res.writeStatus(statusLine(status));
-        res.writeHeader('Content-Type', 'application/json');
+        res.writeHeader('Content-Type', contentType);
         for (const [key, value] of Object.entries(extra)) res.writeHeader(key, value);
         res.end(body);
       });
@@ -160,6 +170,7 @@ export class RouteTable {
     }
     const compiled = match.route;
     const route = compiled.route;
+    if (route.auth === 'none' && route.rateLimit !== 'none') headers[remoteAddressHeader] = Buffer.from(res.getRemoteAddressAsText()).toString();
     const header = (name: string): string => headers[name.toLowerCase()] ?? '';
     // Credentials and the rate limit come first, so that a caller without a key learns nothing about the
     // body's rules and malformed requests still count against the limit; then validation, then the handler.
@@ -181,11 +192,9 @@ export class RouteTable {
         } catch (error) {
           return failWithLimits(error);
         }
-        if (reply instanceof Promise) {
-          reply.then((value) => send(value.status ?? 200, JSON.stringify(value.body), withLimits(value.headers)), failWithLimits);
-        } else {
-          send(reply.status ?? 200, JSON.stringify(reply.body), withLimits(reply.headers));
-        }
+        const answer = (value: Reply): void => send(value.status ?? 200, encode(value), withLimits(value.headers), value.contentType);
+        if (reply instanceof Promise) reply.then(answer, failWithLimits);
+        else answer(reply);
       };
       try {
         const weight = Math.max(1, route.weight?.(body) ?? 1);

@@ -41,7 +41,7 @@ export function twoFactorRoutes(context: ShellContext): Route[] {
       method: 'POST',
       path: '/auth/2fa/verify',
       auth: 'none',
-      rateLimit: 'general',
+      rateLimit: 'credentials',
       summary: 'Exchange the limited token of a 2FA login and a valid code for an access and a refresh token',
       body: code,
       handler: async (request) => {
