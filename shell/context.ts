@@ -2,6 +2,8 @@
 import type { Markets } from '../engine/core/units.ts';
 import type { DurableEngine } from '../engine/runtime/durable-engine.ts';
 import type { Config } from './config.ts';
+import type { MarketData } from './market/market-data.ts';
+import type { ReadModels } from './read-models/read-models.ts';
 import type { Log } from './log.ts';
 import type { Db } from './store/database.ts';
 import type { Tokens } from './auth/tokens.ts';
@@ -12,6 +14,10 @@ export interface ShellContext {
   readonly config: Config;
   readonly durable: DurableEngine;
   readonly markets: Markets;
+  /** The live books as durable events left them: what REST and the streams show. */
+  readonly marketData: MarketData;
+  /** Orders, trades, candles and tickers as durable batches left them (SQLite and memory). */
+  readonly readModels: ReadModels;
   readonly clock: () => number;
   readonly log: Log;
   readonly identity: { readonly db: Db; readonly tokens: Tokens; readonly keys: ApiKeys; readonly twoFactor: TwoFactor };

@@ -27,9 +27,14 @@ import { ApiKeys } from './auth/api-keys.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
 import { apiKeyRoutes } from './http/api-keys.ts';
 import { exchangeOrderRoutes } from './http/exchange-orders.ts';
+import { exchangeHistoryRoutes } from './http/exchange-history.ts';
+import { ReadModels } from './read-models/read-models.ts';
 import { twoFactorRoutes } from './http/two-factor-routes.ts';
 import { agentRoutes } from './http/agents.ts';
+import { discoveryRoutes } from './discovery/discovery-routes.ts';
 import { TwoFactor } from './auth/two-factor.ts';
+import { MarketData } from './market/market-data.ts';
+import { ExchangeStream } from './ws/exchange-stream.ts';
 
 export interface RunningServer {
   readonly port: number;
@@ -46,8 +51,10 @@ export function buildRouteTable(context: ShellContext): RouteTable {
   table.add(accountRoutes(context));
   table.add(apiKeyRoutes(context));
   table.add(exchangeOrderRoutes(context));
+  table.add(exchangeHistoryRoutes(context, context.readModels));
   table.add(twoFactorRoutes(context));
   table.add(agentRoutes(context));
+  table.add(discoveryRoutes(table));
   return table;
 }
 
@@ -56,9 +63,12 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   mkdirSync(config.dataDir, { recursive: true });
   const markets = loadMarkets();
   const db = openDatabase(config.dataDir);
+  const readModels = new ReadModels(db, markets, clock);
   // Consumers of durable batches, in order: each sees a batch once its journal write is durable and
   // before any submitter of it is answered, so nothing is shown that a crash could take back.
-  const durableFeeds: Array<(batch: DurableBatch) => void> = [];
+  const durableFeeds: Array<(batch: DurableBatch) => void> = [(batch) => readModels.applyBatch(batch)];
+  const app = uWS.App();
+  const stream = new ExchangeStream(app, { markets, log, backpressureBytes: config.wsBackpressureBytes, connectionsMax: config.wsConnectionsMax });
   const durable = DurableEngine.open({
     dataDir: config.dataDir,
     engine: { markets },
@@ -70,13 +80,18 @@ export async function startServer(config: Config, log: Log, clock: () => number 
     onDurable: (batch) => {
       for (const feed of durableFeeds) feed(batch);
     },
+    // The read models get again what a crash took from them before the engine takes new commands.
+    replayFeed: readModels.replayFeed(),
   });
+  readModels.finishReplay(durable.recovery.lastSeq);
+  const marketData = new MarketData({ markets, engine: durable.engine, sink: stream });
+  stream.attach(marketData);
+  durableFeeds.push((batch) => marketData.onBatch(batch));
   const tokens = new Tokens(db, clock);
   const keys = new ApiKeys(db, clock);
   const twoFactor = new TwoFactor(db, clock);
-  const context: ShellContext = { config, durable, markets, clock, log, identity: { db, tokens, keys, twoFactor } };
+  const context: ShellContext = { config, durable, markets, marketData, readModels, clock, log, identity: { db, tokens, keys, twoFactor } };
   const table = buildRouteTable(context);
-  const app = uWS.App();
   table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey), log });
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
     app.listen(config.host, config.port, (socket) => (socket === false ? reject(new Error(`cannot listen on ${config.host}:${config.port}`)) : resolve(socket)));
@@ -91,6 +106,7 @@ export async function startServer(config: Config, log: Log, clock: () => number 
     close: () => {
       closing ??= (async () => {
         uWS.us_listen_socket_close(listenSocket);
+        stream.closeAll();
         await durable.close();
         db.close();
         log('stopped', { last_seq: durable.sequencer.lastSeq });

@@ -1,0 +1,22 @@
+/**
+ * Builds the server into one ES module, dist/shell/server.mjs, for `npm start`.
+ *
+ * Why not run it through tsx: tsx compiles with esbuild's keepNames, which wraps every named closure in
+ * a defineProperty call each time it is created; the request path creates several per request, and in
+ * bench:http profiles that cost a few percent of the server's only thread. This build keeps names off.
+ * Packages stay external (node_modules at run time); the output sits two levels down, as the sources do,
+ * so paths like ../../fixtures resolve the same.
+ */
+import { build } from 'esbuild';
+
+await build({
+  entryPoints: ['shell/server.ts'],
+  outfile: 'dist/shell/server.mjs',
+  bundle: true,
+  packages: 'external',
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: true,
+  logLevel: 'warning',
+});
