@@ -23,7 +23,7 @@ import { EventTape, TapeReader } from '../engine/runtime/event-tape.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
 import type { DurableBatch } from '../engine/runtime/sequencer.ts';
 import { ReadModels } from '../shell/read-models/read-models.ts';
-import { openDatabase } from '../shell/store/database.ts';
+import { openReadModelDatabase } from '../shell/read-models/schema.ts';
 
 const commandsWanted = Number(process.argv[2] ?? 400_000);
 const batchSizes = [256, 2_048, 16_384];
@@ -99,10 +99,13 @@ function seconds(run: () => void): number {
 
 function timed(batches: readonly RecordedBatch[], apply: (readModels: ReadModels) => void): { seconds: number; rows: number } {
   const dir = mkdtempSync(join(tmpdir(), 'bench-read-models-'));
-  const db = openDatabase(dir);
+  const db = openReadModelDatabase(dir);
   try {
     const readModels = new ReadModels(db, markets, () => 1_767_225_600_000);
-    const elapsed = seconds(() => apply(readModels));
+    const elapsed = seconds(() => {
+      apply(readModels);
+      readModels.flush();
+    });
     assert(readModels.appliedSeq === batches[batches.length - 1]!.lastSeq, 'every batch applied');
     const rows = ['exchange_orders', 'exchange_trades', 'exchange_candles'].reduce((sum, table) => sum + (db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number), 0);
     return { seconds: elapsed, rows };

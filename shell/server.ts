@@ -29,6 +29,7 @@ import { apiKeyRoutes } from './http/api-keys.ts';
 import { exchangeOrderRoutes } from './http/exchange-orders.ts';
 import { exchangeHistoryRoutes } from './http/exchange-history.ts';
 import { ReadModels } from './read-models/read-models.ts';
+import { openReadModelDatabase } from './read-models/schema.ts';
 import { twoFactorRoutes } from './http/two-factor-routes.ts';
 import { agentRoutes } from './http/agents.ts';
 import { discoveryRoutes } from './discovery/discovery-routes.ts';
@@ -63,7 +64,8 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   mkdirSync(config.dataDir, { recursive: true });
   const markets = loadMarkets();
   const db = openDatabase(config.dataDir);
-  const readModels = new ReadModels(db, markets, clock);
+  const readModelDb = openReadModelDatabase(config.dataDir);
+  const readModels = new ReadModels(readModelDb, markets, clock);
   // Consumers of durable batches, in order: each sees a batch once its journal write is durable and
   // before any submitter of it is answered, so nothing is shown that a crash could take back.
   const durableFeeds: Array<(batch: DurableBatch) => void> = [(batch) => readModels.applyBatch(batch)];
@@ -108,6 +110,8 @@ export async function startServer(config: Config, log: Log, clock: () => number 
         uWS.us_listen_socket_close(listenSocket);
         stream.closeAll();
         await durable.close();
+        readModels.flush();
+        readModelDb.close();
         db.close();
         log('stopped', { last_seq: durable.sequencer.lastSeq });
       })();

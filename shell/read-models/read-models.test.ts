@@ -19,7 +19,8 @@ import { CommandGenerator, Prng } from '../../engine/core/sim/generator.ts';
 import { DurableEngine } from '../../engine/runtime/durable-engine.ts';
 import { loadMarkets } from '../../engine/runtime/markets.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
-import { openDatabase, type Db } from '../store/database.ts';
+import type { Db } from '../store/database.ts';
+import { openReadModelDatabase } from './schema.ts';
 import { candleIntervals } from './candles.ts';
 import { ReadModels, replayCommandsPerTransaction } from './read-models.ts';
 import { minuteMs, windowMinutes } from './ticker.ts';
@@ -63,7 +64,7 @@ function runEngine(seed: number, count: number): { engine: Engine; journaled: Jo
 
 function temporaryDb(): { dir: string; db: Db } {
   const dir = mkdtempSync(join(tmpdir(), 'read-models-'));
-  return { dir, db: openDatabase(dir) };
+  return { dir, db: openReadModelDatabase(dir) };
 }
 
 interface CandleTotals {
@@ -112,9 +113,9 @@ function tradesOf(journaled: readonly Journaled[]): Array<{ trade: TradeExecuted
 test('orders, trades, candles and the ticker agree with the engine', () => {
   const { engine, journaled } = runEngine(21, 30_000);
   const { dir, db } = temporaryDb();
+  const clockMs = startTs + 24 * 3_600_000 + 2 * 3_600_000; // the window has lost the stream's first two hours
+  const readModels = new ReadModels(db, markets, () => clockMs);
   try {
-    const clockMs = startTs + 24 * 3_600_000 + 2 * 3_600_000; // the window has lost the stream's first two hours
-    const readModels = new ReadModels(db, markets, () => clockMs);
     const random = new Prng(5);
     for (let start = 0; start < journaled.length; ) {
       const end = Math.min(journaled.length, start + random.int(1, 300));
@@ -245,6 +246,7 @@ test('orders, trades, candles and the ticker agree with the engine', () => {
     assert.ok(expectedFills.length > 50);
     assert.deepEqual(fills.map((fill) => [fill.tradeId, fill.orderId, fill.role, fill.side, fill.feeAtoms]), expectedFills);
   } finally {
+    readModels.flush();
     db.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -268,7 +270,7 @@ interface Opened {
 
 /** The server's wiring: read models fed by durable batches, and by the replay feed at start. */
 function openAll(dataDir: string, clock: () => number): Opened {
-  const db = openDatabase(dataDir);
+  const db = openReadModelDatabase(dataDir);
   const readModels = new ReadModels(db, markets, clock);
   const durable = DurableEngine.open({
     dataDir,
@@ -307,6 +309,7 @@ test('read models that lost their last transactions are rebuilt by the replay fe
     const funding = generator.fundingCommands();
     await submit(first.durable, generator, funding, 6_000);
     const olderSeq = first.readModels.appliedSeq;
+    first.readModels.flush();
     first.db.exec(`VACUUM INTO '${join(copyDir, 'older.sqlite')}'`);
     await submit(first.durable, generator, funding, 2 * replayCommandsPerTransaction + 3_000);
     await first.durable.close();
@@ -315,10 +318,11 @@ test('read models that lost their last transactions are rebuilt by the replay fe
     const expected = dump(first.db);
     frozen = true;
     const tickers = markets.pairs.map((pair) => first.readModels.ticker(pair.id));
+    first.readModels.flush();
     first.db.close();
     assert.ok(lastSeq - olderSeq > 2 * replayCommandsPerTransaction, 'the replay spans several transactions');
 
-    const platformDb = join(dataDir, 'platform.sqlite');
+    const platformDb = join(dataDir, 'read-models.sqlite');
     const restore = (from: string | null): void => {
       for (const suffix of ['', '-wal', '-shm']) rmSync(platformDb + suffix, { force: true });
       if (from !== null) copyFileSync(from, platformDb);
@@ -336,6 +340,7 @@ test('read models that lost their last transactions are rebuilt by the replay fe
         assert.deepEqual(markets.pairs.map((pair) => reopened.readModels.ticker(pair.id)), tickers, `${name}: tickers`);
       } finally {
         await reopened.durable.close();
+        reopened.readModels.flush();
         reopened.db.close();
       }
     }

@@ -3,11 +3,15 @@
  * of live trades (in the shell's SQLite database) and a 24-hour ticker per pair (in memory). The engine
  * forgets an order once it ends, so order status and history of ended orders live only here.
  *
- * They are fed durable batches only. Each batch is one SQLite transaction that also records the batch's
- * last seq as `applied_seq`, so the tables always hold a whole prefix of the journal. A crash may lose the
- * last transactions (WAL with synchronous=NORMAL); at start `replayFeed` asks the durable engine for the
- * events of every command after `applied_seq`, applied in transactions of at most
- * `replayCommandsPerTransaction` commands, and `finishReplay` commits the rest.
+ * They are fed durable batches only, into their own database file (derived data: the journal can always
+ * make it again). Each batch's rows are written at once, so reads on this connection see them before the
+ * batch's submitters are answered; the transaction they are written in stays open across batches and
+ * commits every `commitEveryMs` or `replayCommandsPerTransaction` commands, with `applied_seq`, so the
+ * committed tables always hold a whole prefix of the journal. (A commit per batch made SQLite's commit and
+ * WAL checkpoint most of the cost of an order at small batches.) A crash loses what was not committed; at
+ * start `replayFeed` asks the durable engine for the events of every command after the committed
+ * `applied_seq`, applied in transactions of at most `replayCommandsPerTransaction` commands, and
+ * `finishReplay` commits the rest.
  *
  * This runs on the order path, once per batch before any submitter is answered. Per event it touches
  * pooled objects and, for a trade, runs one prepared INSERT; orders and candles are gathered per batch and
@@ -24,8 +28,10 @@ import { CandleBuckets, type Candle } from './candles.ts';
 import { OrderChanges, unchanged, type OrderChange } from './order-changes.ts';
 import { TickerWindow, minuteMs, windowMinutes, type TickerView } from './ticker.ts';
 
-/** Replayed commands per transaction at start: bounds the memory of the gathered changes. */
+/** Replayed commands per transaction at start, and live commands per transaction at most. */
 export const replayCommandsPerTransaction = 16_384;
+/** How long live batches share one transaction before it commits. */
+export const commitEveryMs = 50;
 
 export interface OrderRow {
   readonly orderId: number;
@@ -153,6 +159,9 @@ export class ReadModels {
   private readonly pairIndexById: number[] = [];
   private replaySeq = 0;
   private replayCommands = 0;
+  /** Live batches written since the open transaction began (it is open when this is > 0). */
+  private uncommittedCommands = 0;
+  private commitTimer: NodeJS.Timeout | null = null;
   private readonly visit = (event: EngineEvent, _seq: number, ts: number): void => this.apply(event, ts);
 
   private readonly begin;
@@ -224,9 +233,24 @@ export class ReadModels {
   applyBatch(batch: DurableBatch): void {
     if (batch.lastSeq <= this.appliedSeq) return;
     assert(batch.firstSeq === this.appliedSeq + 1, `read models at seq ${this.appliedSeq} were handed batch ${batch.firstSeq}..${batch.lastSeq}`);
-    this.begin.run();
+    if (this.uncommittedCommands === 0) {
+      this.begin.run();
+      this.commitTimer = setTimeout(() => this.flush(), commitEveryMs);
+      this.commitTimer.unref();
+    }
     batch.forEachEvent(this.visit);
-    this.commit(batch.lastSeq);
+    this.write(batch.lastSeq);
+    this.uncommittedCommands += batch.lastSeq - batch.firstSeq + 1;
+    if (this.uncommittedCommands >= replayCommandsPerTransaction) this.flush();
+  }
+
+  /** Commits the open transaction of live batches, if any. Call before closing the database. */
+  flush(): void {
+    if (this.uncommittedCommands === 0) return;
+    if (this.commitTimer !== null) clearTimeout(this.commitTimer);
+    this.commitTimer = null;
+    this.commitTransaction.run();
+    this.uncommittedCommands = 0;
   }
 
   /** The replay feed for DurableEngine.open: the events of every command after `applied_seq`. */
@@ -354,6 +378,12 @@ export class ReadModels {
 
   /** Writes the gathered orders and candles and the progress, and commits. */
   private commit(seq: number): void {
+    this.write(seq);
+    this.commitTransaction.run();
+  }
+
+  /** Writes the gathered orders and candles and the progress into the open transaction. */
+  private write(seq: number): void {
     const changes = this.changes;
     for (let index = 0; index < changes.count; index++) {
       const change = changes.at(index);
@@ -363,7 +393,6 @@ export class ReadModels {
     changes.clear();
     this.candleBuckets.flush();
     this.saveProgress.run(seq);
-    this.commitTransaction.run();
     this.appliedSeq = seq;
   }
 

@@ -1,5 +1,6 @@
 /**
- * The shell's SQLite database (better-sqlite3, WAL): identity and credentials, and the exchange read models.
+ * The shell's SQLite databases (better-sqlite3, WAL): platform.sqlite holds identity and credentials;
+ * read-models.sqlite (shell/read-models/schema.ts) holds data derived from the journal.
  * The engine's state is not here: the journal and snapshots are its truth. Migrations are numbered and
  * applied in order at open, recorded in `schema_version`.
  */
@@ -57,71 +58,16 @@ const migrations: string[] = [
      trust_level TEXT NOT NULL,
      created_at TEXT NOT NULL
    );`,
-  // Exchange read models (shell/read-models/): orders of both modes with their current state, trades,
-  // candles of live trades, and the seq of the last command applied to them.
-  `CREATE TABLE read_model_progress (
-     id INTEGER PRIMARY KEY CHECK (id = 1),
-     applied_seq INTEGER NOT NULL
-   );
-   INSERT INTO read_model_progress (id, applied_seq) VALUES (1, 0);
-   CREATE TABLE exchange_orders (
-     order_id INTEGER PRIMARY KEY,
-     user_id INTEGER NOT NULL,
-     pair_id INTEGER NOT NULL,
-     mode INTEGER NOT NULL,
-     side INTEGER NOT NULL,
-     order_type INTEGER NOT NULL,
-     time_in_force INTEGER NOT NULL,
-     post_only INTEGER NOT NULL,
-     stp INTEGER NOT NULL,
-     price_ticks INTEGER NOT NULL,
-     stop_price_ticks INTEGER NOT NULL,
-     quantity_lots INTEGER NOT NULL,
-     filled_lots INTEGER NOT NULL,
-     filled_notional_atoms INTEGER NOT NULL,
-     fee_atoms INTEGER NOT NULL,
-     status INTEGER NOT NULL,
-     client_order_id TEXT NOT NULL,
-     created_at_ms INTEGER NOT NULL,
-     updated_at_ms INTEGER NOT NULL
-   );
-   CREATE INDEX exchange_orders_user ON exchange_orders(user_id, pair_id, mode, order_id);
-   CREATE TABLE exchange_trades (
-     trade_id INTEGER PRIMARY KEY,
-     pair_id INTEGER NOT NULL,
-     mode INTEGER NOT NULL,
-     price_ticks INTEGER NOT NULL,
-     quantity_lots INTEGER NOT NULL,
-     notional_atoms INTEGER NOT NULL,
-     taker_side INTEGER NOT NULL,
-     taker_order_id INTEGER NOT NULL,
-     maker_order_id INTEGER NOT NULL,
-     taker_user_id INTEGER NOT NULL,
-     maker_user_id INTEGER NOT NULL,
-     taker_fee_atoms INTEGER NOT NULL,
-     maker_fee_atoms INTEGER NOT NULL,
-     ts_ms INTEGER NOT NULL
-   );
-   CREATE INDEX exchange_trades_pair ON exchange_trades(pair_id, mode, trade_id);
-   CREATE INDEX exchange_trades_taker ON exchange_trades(taker_user_id, pair_id, mode, trade_id);
-   CREATE INDEX exchange_trades_maker ON exchange_trades(maker_user_id, pair_id, mode, trade_id);
-   CREATE TABLE exchange_candles (
-     pair_id INTEGER NOT NULL,
-     interval_ms INTEGER NOT NULL,
-     open_time_ms INTEGER NOT NULL,
-     open_ticks INTEGER NOT NULL,
-     high_ticks INTEGER NOT NULL,
-     low_ticks INTEGER NOT NULL,
-     close_ticks INTEGER NOT NULL,
-     volume_lots INTEGER NOT NULL,
-     quote_volume_atoms INTEGER NOT NULL,
-     trades INTEGER NOT NULL,
-     PRIMARY KEY (pair_id, interval_ms, open_time_ms)
-   ) WITHOUT ROWID;`,
 ];
 
+/** The identity and credentials database, DATA_DIR/platform.sqlite. */
 export function openDatabase(dataDir: string): Db {
-  const db = new Database(join(dataDir, 'platform.sqlite'));
+  return openSqlite(join(dataDir, 'platform.sqlite'), migrations);
+}
+
+/** Opens (creating if needed) a WAL database and brings it to the last of its numbered migrations. */
+export function openSqlite(path: string, schema: readonly string[]): Db {
+  const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
@@ -129,9 +75,10 @@ export function openDatabase(dataDir: string): Db {
   const row = db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined;
   let version = row?.version ?? 0;
   if (row === undefined) db.prepare('INSERT INTO schema_version (version) VALUES (0)').run();
-  for (; version < migrations.length; version++) {
+  if (version > schema.length) throw new Error(`${path}: schema version ${version} is newer than this code's ${schema.length}`);
+  for (; version < schema.length; version++) {
     db.transaction(() => {
-      db.exec(migrations[version]!);
+      db.exec(schema[version]!);
       db.prepare('UPDATE schema_version SET version = ?').run(version + 1);
     })();
   }

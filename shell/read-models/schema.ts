@@ -1,0 +1,73 @@
+/**
+ * The read models' own database, DATA_DIR/read-models.sqlite: orders of both modes with their current
+ * state, trades, candles of live trades, and the seq of the last command committed to them. It is derived
+ * from the journal, so it is kept apart from identity: deleting it costs a replay, not an account.
+ */
+import { join } from 'node:path';
+import { openSqlite, type Db } from '../store/database.ts';
+
+const migrations: string[] = [
+  `CREATE TABLE read_model_progress (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     applied_seq INTEGER NOT NULL
+   );
+   INSERT INTO read_model_progress (id, applied_seq) VALUES (1, 0);
+   CREATE TABLE exchange_orders (
+     order_id INTEGER PRIMARY KEY,
+     user_id INTEGER NOT NULL,
+     pair_id INTEGER NOT NULL,
+     mode INTEGER NOT NULL,
+     side INTEGER NOT NULL,
+     order_type INTEGER NOT NULL,
+     time_in_force INTEGER NOT NULL,
+     post_only INTEGER NOT NULL,
+     stp INTEGER NOT NULL,
+     price_ticks INTEGER NOT NULL,
+     stop_price_ticks INTEGER NOT NULL,
+     quantity_lots INTEGER NOT NULL,
+     filled_lots INTEGER NOT NULL,
+     filled_notional_atoms INTEGER NOT NULL,
+     fee_atoms INTEGER NOT NULL,
+     status INTEGER NOT NULL,
+     client_order_id TEXT NOT NULL,
+     created_at_ms INTEGER NOT NULL,
+     updated_at_ms INTEGER NOT NULL
+   );
+   CREATE INDEX exchange_orders_user ON exchange_orders(user_id, pair_id, mode, order_id);
+   CREATE TABLE exchange_trades (
+     trade_id INTEGER PRIMARY KEY,
+     pair_id INTEGER NOT NULL,
+     mode INTEGER NOT NULL,
+     price_ticks INTEGER NOT NULL,
+     quantity_lots INTEGER NOT NULL,
+     notional_atoms INTEGER NOT NULL,
+     taker_side INTEGER NOT NULL,
+     taker_order_id INTEGER NOT NULL,
+     maker_order_id INTEGER NOT NULL,
+     taker_user_id INTEGER NOT NULL,
+     maker_user_id INTEGER NOT NULL,
+     taker_fee_atoms INTEGER NOT NULL,
+     maker_fee_atoms INTEGER NOT NULL,
+     ts_ms INTEGER NOT NULL
+   );
+   CREATE INDEX exchange_trades_pair ON exchange_trades(pair_id, mode, trade_id);
+   CREATE INDEX exchange_trades_taker ON exchange_trades(taker_user_id, pair_id, mode, trade_id);
+   CREATE INDEX exchange_trades_maker ON exchange_trades(maker_user_id, pair_id, mode, trade_id);
+   CREATE TABLE exchange_candles (
+     pair_id INTEGER NOT NULL,
+     interval_ms INTEGER NOT NULL,
+     open_time_ms INTEGER NOT NULL,
+     open_ticks INTEGER NOT NULL,
+     high_ticks INTEGER NOT NULL,
+     low_ticks INTEGER NOT NULL,
+     close_ticks INTEGER NOT NULL,
+     volume_lots INTEGER NOT NULL,
+     quote_volume_atoms INTEGER NOT NULL,
+     trades INTEGER NOT NULL,
+     PRIMARY KEY (pair_id, interval_ms, open_time_ms)
+   ) WITHOUT ROWID;`,
+];
+
+export function openReadModelDatabase(dataDir: string): Db {
+  return openSqlite(join(dataDir, 'read-models.sqlite'), migrations);
+}
