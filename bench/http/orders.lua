@@ -1,0 +1,282 @@
+-- bench:http load script for wrk: single-order requests against POST /api/v1/exchange/{symbol}/orders
+-- and DELETE /api/v1/exchange/{symbol}/orders/{order_id}, keeping the book near its seeded size.
+--
+--   wrk -t1 -c128 -d15s --latency -s bench/http/orders.lua http://127.0.0.1:PORT -- CONFIG.lua
+--
+-- CONFIG.lua is written by bench/http.ts and returns a table: keys (API keys, rotated so that no key's
+-- rate limit is what gets measured), symbol, midTicks, depthTicks, cancelBeyondTicks, quantity, rate
+-- (requests per second for the whole run, 0 = as fast as the connections allow), threads and run (the
+-- number of this wrk run, part of the client order ids).
+--
+-- Every request is one of three kinds:
+--   passive  a GTC limit 1..depthTicks ticks from the mid on its own side (it never crosses), 1 + (depth-1)u²
+--            ticks for uniform u, so denser near the mid as real depth is. One placed further than
+--            cancelBeyondTicks carries client_order_id "k<key>r<run>n<thread>x<counter>": when it rests,
+--            its id and the key that placed it (the cancel must come from the same user) are kept;
+--   ioc      a limit IOC priced beyond the whole other side, with stp "none" (the bench's users trade
+--            with each other and with themselves): it takes the best resting order of that side. Every
+--            order has the same quantity, so an IOC removes exactly one resting order;
+--   cancel   a DELETE of one of the kept far orders, picked at random.
+-- Each answer says exactly what its request did to the book (+1 rested, -fills, -1 cancelled, 0 refused),
+-- so a thread knows its own effect on the book; with the expected effect of its requests still in flight
+-- added, it sends a passive placement when that sum is <= 0 and a removal otherwise (a cancel for every
+-- third removal when it holds a far order, else an IOC). The book so stays within about a connection
+-- count of its seeded size, and placements dominate: half the requests are passive placements, the IOCs
+-- take the near orders and the cancels the far ones (bench/http.ts, cancelBeyondTicks, says why the two
+-- never race for the same order).
+--
+-- With BENCH_HTTP_PACED=1 in the environment the script also defines delay(), pacing each thread to
+-- rate / threads requests per second (see delay below).
+
+local ffi = require("ffi")
+ffi.cdef [[
+  typedef struct { long tv_sec; long tv_nsec; } bench_timespec;
+  int clock_gettime(int clock_id, bench_timespec *time);
+]]
+local clockMonotonic = 1
+local timespec = ffi.new("bench_timespec")
+
+local function nowUs()
+  ffi.C.clock_gettime(clockMonotonic, timespec)
+  return tonumber(timespec.tv_sec) * 1e6 + tonumber(timespec.tv_nsec) / 1e3
+end
+
+-- The main state (setup, done) keeps the threads to read their counters at the end.
+local threads = {}
+
+function setup(thread)
+  thread:set("threadId", #threads + 1)
+  table.insert(threads, thread)
+end
+
+-- Per-thread state, set in init.
+local config
+local keys
+local keyCount
+local ordersPath
+local passiveHeaders, iocHeaders, cancelHeaders
+local keyCursor = 0
+local counter = 0
+local nextSide = 0        -- passive placements alternate buy and sell
+local nextIocSide = 0     -- so do IOCs
+local removals = 0
+-- Ids of this thread's resting far orders and the index of the key that placed each (parallel arrays).
+local restingIds, restingKeys = {}, {}
+local restingCount = 0
+local restingMax = 50000
+
+-- Book accounting (see the header): confirmed effect of answered requests, expected effect of sent ones.
+local confirmed = 0
+local sentPassive, sentIoc, sentCancel = 0, 0, 0
+local answeredPassive, answeredIoc, answeredCancel = 0, 0, 0
+
+-- Globals, so that done() can read them through thread:get.
+placedPassive = 0
+placedIoc = 0
+iocFills = 0
+cancelled = 0
+cancelMisses = 0
+status2xxOther = 0
+status4xx = 0
+status429 = 0
+status422 = 0
+status5xx = 0
+status503 = 0
+lateSends = 0
+lateMaxUs = 0
+-- The first failed answer (status and body), to say what failed.
+firstFailure = ""
+
+-- Pacing (rate > 0): each thread hands out send slots `intervalUs` apart on an absolute schedule.
+local intervalUs = 0
+local nextDueUs = 0
+
+function init(args)
+  config = dofile(args[1])
+  keys = config.keys
+  keyCount = #keys
+  ordersPath = "/api/v1/exchange/" .. config.symbol .. "/orders"
+  passiveHeaders = { ["Content-Type"] = "application/json" }
+  iocHeaders = { ["Content-Type"] = "application/json" }
+  cancelHeaders = {}
+  -- Threads start on different keys and draw different prices.
+  keyCursor = (threadId - 1) * math.floor(keyCount / config.threads)
+  math.randomseed(threadId * 7919)
+  if config.rate > 0 then
+    intervalUs = 1e6 * config.threads / config.rate
+    nextDueUs = nowUs()
+  end
+end
+
+local function priceText(ticks)
+  return string.format("%d.%02d", math.floor(ticks / 100), ticks % 100)
+end
+
+local function nextKey()
+  keyCursor = keyCursor + 1
+  return (keyCursor % keyCount) + 1
+end
+
+local function passiveRequest()
+  local side = nextSide
+  nextSide = 1 - nextSide
+  local u = math.random()
+  -- 1..depthTicks from the mid, denser near it (as real depth is).
+  local distance = 1 + math.floor((config.depthTicks - 1) * u * u)
+  local ticks = side == 0 and config.midTicks - distance or config.midTicks + distance
+  local key = nextKey()
+  passiveHeaders["X-API-Key"] = keys[key]
+  sentPassive = sentPassive + 1
+  local body = '{"side":"' .. (side == 0 and "buy" or "sell") .. '","order_type":"limit","quantity":"' .. config.quantity ..
+    '","price":"' .. priceText(ticks)
+  if distance > config.cancelBeyondTicks then
+    -- A candidate for a later cancel: the id names the key (and so the user) that may cancel it.
+    counter = counter + 1
+    body = body .. '","client_order_id":"k' .. key .. "r" .. config.run .. "n" .. threadId .. "x" .. counter
+  end
+  return wrk.format("POST", ordersPath, passiveHeaders, body .. '"}')
+end
+
+local function iocRequest()
+  local side = nextIocSide
+  nextIocSide = 1 - nextIocSide
+  -- Beyond every resting order of the other side: it takes the best one.
+  local ticks = side == 0 and config.midTicks + config.depthTicks + 10 or config.midTicks - config.depthTicks - 10
+  iocHeaders["X-API-Key"] = keys[nextKey()]
+  sentIoc = sentIoc + 1
+  local body = '{"side":"' .. (side == 0 and "buy" or "sell") .. '","order_type":"limit","time_in_force":"IOC","quantity":"' ..
+    config.quantity .. '","price":"' .. priceText(ticks) .. '","stp":"none"}'
+  return wrk.format("POST", ordersPath, iocHeaders, body)
+end
+
+local function cancelRequest()
+  local index = math.random(restingCount)
+  local id, key = restingIds[index], restingKeys[index]
+  restingIds[index], restingKeys[index] = restingIds[restingCount], restingKeys[restingCount]
+  restingIds[restingCount], restingKeys[restingCount] = nil, nil
+  restingCount = restingCount - 1
+  cancelHeaders["X-API-Key"] = keys[key]
+  sentCancel = sentCancel + 1
+  return wrk.format("DELETE", ordersPath .. "/" .. id, cancelHeaders, nil)
+end
+
+function request()
+  local inFlight = (sentPassive - answeredPassive) - (sentIoc - answeredIoc) - (sentCancel - answeredCancel)
+  if confirmed + inFlight <= 0 then return passiveRequest() end
+  removals = removals + 1
+  if removals % 3 == 0 and restingCount > 0 then return cancelRequest() end
+  return iocRequest()
+end
+
+local function remember(body)
+  local id = string.match(body, '"order_id":"(%d+)"')
+  local key = string.match(body, '"client_order_id":"k(%d+)r')
+  if id == nil or key == nil then return end
+  if restingCount >= restingMax then
+    -- Full (cancels have not kept up): this one replaces a random kept one, which stays on the book.
+    local index = math.random(restingCount)
+    restingIds[index], restingKeys[index] = id, tonumber(key)
+    return
+  end
+  restingCount = restingCount + 1
+  restingIds[restingCount], restingKeys[restingCount] = id, tonumber(key)
+end
+
+function response(status, headers, body)
+  if status == 201 then
+    if string.find(body, '"time_in_force":"IOC"', 1, true) then
+      answeredIoc = answeredIoc + 1
+      placedIoc = placedIoc + 1
+      local _, fills = string.gsub(body, '"liquidity":"taker"', "")
+      iocFills = iocFills + fills
+      confirmed = confirmed - fills
+    else
+      answeredPassive = answeredPassive + 1
+      placedPassive = placedPassive + 1
+      if string.find(body, '"status":"open"', 1, true) then
+        confirmed = confirmed + 1
+        remember(body)
+      end
+    end
+    return
+  end
+  if status == 200 and string.find(body, '"status":"cancelled"', 1, true) then
+    answeredCancel = answeredCancel + 1
+    cancelled = cancelled + 1
+    confirmed = confirmed - 1
+    return
+  end
+  if status == 404 then
+    -- Only a cancel answers 404 here: its order was taken by an IOC first.
+    answeredCancel = answeredCancel + 1
+    cancelMisses = cancelMisses + 1
+    return
+  end
+  if firstFailure == "" then firstFailure = status .. " " .. body end
+  if status < 300 then
+    status2xxOther = status2xxOther + 1
+  elseif status < 500 then
+    status4xx = status4xx + 1
+    if status == 429 then status429 = status429 + 1 end
+    if status == 422 then status422 = status422 + 1 end
+  else
+    status5xx = status5xx + 1
+    if status == 503 then status503 = status503 + 1 end
+  end
+end
+
+if os.getenv("BENCH_HTTP_PACED") == "1" then
+  -- Called when a connection is ready for its next request: wait for the next free slot of this thread's
+  -- schedule. wrk's timer has millisecond resolution, so a request may leave up to 1 ms before its slot.
+  -- A slot already past (every connection was busy when it came due) is sent at once and counted late.
+  function delay()
+    local now = nowUs()
+    local due = nextDueUs
+    nextDueUs = nextDueUs + intervalUs
+    if due >= now then return math.floor((due - now) / 1000) end
+    local late = now - due
+    if late > 1000 then
+      lateSends = lateSends + 1
+      if late > lateMaxUs then lateMaxUs = late end
+    end
+    return 0
+  end
+end
+
+local counterNames = {
+  "placedPassive", "placedIoc", "iocFills", "cancelled", "cancelMisses", "status2xxOther", "status4xx", "status429",
+  "status422", "status5xx", "status503", "lateSends",
+}
+
+-- One line for bench/http.ts to parse: totals over the threads and wrk's own latency percentiles.
+function done(summary, latency, requests)
+  local totals = {}
+  for _, name in ipairs(counterNames) do totals[name] = 0 end
+  local lateMax = 0
+  for _, thread in ipairs(threads) do
+    for _, name in ipairs(counterNames) do totals[name] = totals[name] + (thread:get(name) or 0) end
+    lateMax = math.max(lateMax, thread:get("lateMaxUs") or 0)
+  end
+  local parts = {}
+  for _, name in ipairs(counterNames) do table.insert(parts, string.format('"%s":%d', name, totals[name])) end
+  table.insert(parts, string.format('"lateMaxUs":%d', lateMax))
+  table.insert(parts, string.format('"durationUs":%d', summary.duration))
+  table.insert(parts, string.format('"requests":%d', summary.requests))
+  table.insert(parts, string.format('"connectErrors":%d', summary.errors.connect))
+  table.insert(parts, string.format('"readErrors":%d', summary.errors.read))
+  table.insert(parts, string.format('"writeErrors":%d', summary.errors.write))
+  table.insert(parts, string.format('"timeouts":%d', summary.errors.timeout))
+  table.insert(parts, string.format('"latencyP50Us":%d', latency:percentile(50)))
+  table.insert(parts, string.format('"latencyP90Us":%d', latency:percentile(90)))
+  table.insert(parts, string.format('"latencyP99Us":%d', latency:percentile(99)))
+  table.insert(parts, string.format('"latencyP999Us":%d', latency:percentile(99.9)))
+  table.insert(parts, string.format('"latencyMaxUs":%d', latency.max))
+  io.write("BENCH_HTTP " .. "{" .. table.concat(parts, ",") .. "}\n")
+  for _, thread in ipairs(threads) do
+    local failure = thread:get("firstFailure")
+    if failure ~= nil and failure ~= "" then
+      io.write("BENCH_HTTP_FAILURE " .. string.gsub(failure, "\n", " ") .. "\n")
+      break
+    end
+  end
+end
