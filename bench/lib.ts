@@ -1,0 +1,405 @@
+/**
+ * Helpers shared by the benches that drive the server as a child process over the network (bench/ws.ts;
+ * bench/http.ts has its own copies of the first ones): starting and stopping Node children, CPU time from
+ * /proc, the setup API client, formatting, a seeded generator, a latency histogram, clocks that agree
+ * across processes, and a summary of a `node --cpu-prof` profile.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { SourceMap, createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+const startTimeoutMs = 60_000;
+const stopTimeoutMs = 30_000;
+/** Output of a child kept for the error message when it fails (chunks). */
+const childOutputChunksMax = 200;
+
+export function log(line = ''): void {
+  process.stdout.write(line + '\n');
+}
+
+export function fmtInt(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
+}
+
+export function round(value: number, digits: number): number {
+  return Number(value.toFixed(digits));
+}
+
+export function positiveInteger(name: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
+  return value;
+}
+
+// -------------------------------------------------------------------------------------------------
+// Child processes
+
+export interface Child {
+  readonly process: ChildProcess;
+  readonly port: number;
+  /** The child's first output, for the error message if it fails. */
+  readonly output: string[];
+}
+
+/**
+ * Runs `node nodeArgs…`, through `bash -c 'ulimit -n …; exec node …'` when `fileLimit` is given so that
+ * the child may hold that many descriptors (the exec keeps the pid, so /proc figures still name node).
+ */
+export function spawnNode(nodeArgs: string[], options: { env: NodeJS.ProcessEnv; fileLimit?: number; ipc?: boolean }): ChildProcess {
+  const stdio = options.ipc === true ? (['ignore', 'pipe', 'pipe', 'ipc'] as const) : (['ignore', 'pipe', 'pipe'] as const);
+  const common = { cwd: root, env: options.env, stdio: [...stdio], serialization: 'advanced' as const };
+  if (options.fileLimit === undefined) return spawn(process.execPath, nodeArgs, common);
+  return spawn('bash', ['-c', `ulimit -n ${options.fileLimit} && exec "$@"`, 'bash', process.execPath, ...nodeArgs], common);
+}
+
+/**
+ * Starts a Node child that logs JSON lines on stdout and resolves once it logs `listening` with the port
+ * it bound (PORT=0 picks a free one).
+ */
+export function startNode(label: string, nodeArgs: string[], env: NodeJS.ProcessEnv, fileLimit?: number): Promise<Child> {
+  const child = spawnNode(nodeArgs, fileLimit === undefined ? { env } : { env, fileLimit });
+  const output: string[] = [];
+  const keep = (chunk: Buffer): void => {
+    if (output.length < childOutputChunksMax) output.push(chunk.toString('utf8'));
+  };
+  return new Promise((resolveChild, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${label} did not log listening within ${startTimeoutMs} ms:\n${output.join('')}`)), startTimeoutMs);
+    let pending = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      keep(chunk);
+      pending += chunk.toString('utf8');
+      for (let newline = pending.indexOf('\n'); newline >= 0; newline = pending.indexOf('\n')) {
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        if (!line.startsWith('{')) continue;
+        const event = JSON.parse(line) as { event?: string; port?: number };
+        if (event.event === 'listening' && typeof event.port === 'number') {
+          clearTimeout(timer);
+          resolveChild({ process: child, port: event.port, output });
+        }
+      }
+    });
+    child.stderr!.on('data', keep);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${label} exited (${code ?? signal}) before listening:\n${output.join('')}`));
+    });
+  });
+}
+
+/** SIGTERM, then wait for the exit (the order server makes everything durable and snapshots first). */
+export async function stopProcess(running: ChildProcess): Promise<void> {
+  if (running.exitCode !== null || running.signalCode !== null) return;
+  const exited = new Promise<void>((done) => running.once('exit', () => done()));
+  running.kill('SIGTERM');
+  const timer = setTimeout(() => running.kill('SIGKILL'), stopTimeoutMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** CPU seconds of a process, or of one of its threads, in user and kernel mode, from /proc; NaN once it is gone. */
+export function cpuTimes(pid: number, tid?: number): { user: number; system: number } {
+  const path = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
+  try {
+    const stat = readFileSync(path, 'utf8');
+    // The fields after the command name (which may hold spaces) start after its closing parenthesis;
+    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (USER_HZ, 100 on Linux).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+  } catch {
+    return { user: Number.NaN, system: Number.NaN };
+  }
+}
+
+/** CPU seconds (user + system) of a process, or of one of its threads; NaN once it is gone. */
+export function cpuSeconds(pid: number, tid?: number): number {
+  const times = cpuTimes(pid, tid);
+  return times.user + times.system;
+}
+
+/** Busy and total CPU seconds of the whole machine, summed over its CPUs (/proc/stat's first line). */
+export function machineCpuSeconds(): { busy: number; total: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+  // user nice system idle iowait irq softirq steal …, in USER_HZ; idle and iowait are the idle time.
+  const fields = line.trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = fields.reduce((sum, value) => sum + value, 0);
+  const idle = fields[3]! + fields[4]!;
+  return { busy: (total - idle) / 100, total: total / 100 };
+}
+
+export function cores(value: number): string {
+  return Number.isNaN(value) ? '?' : `${Math.round(value * 100)}%`;
+}
+
+// -------------------------------------------------------------------------------------------------
+// Setup over HTTP
+
+export class Api {
+  constructor(
+    private readonly base: string,
+    private readonly adminKey: string,
+  ) {}
+
+  async call(method: string, path: string, body: unknown, headers: Record<string, string>, expected: readonly number[]): Promise<Record<string, unknown>> {
+    const response = await fetch(this.base + path, {
+      method,
+      headers: { 'Content-Type': 'application/json', ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (!expected.includes(response.status)) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+    return JSON.parse(text) as Record<string, unknown>;
+  }
+
+  admin(method: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+    return this.call(method, path, body, { 'X-API-Key': this.adminKey }, [200, 201]);
+  }
+}
+
+/** Fails unless the pair `symbol` has the tick and lot the bench's prices and quantities are written for. */
+export async function checkPair(api: Api, symbol: string, tickSize: string, lotSize: string, bench: string): Promise<void> {
+  const answer = await api.call('GET', '/api/v1/exchange/pairs', undefined, {}, [200]);
+  const pair = (answer['pairs'] as Array<Record<string, unknown>>).find((candidate) => String(candidate['slug']).toLowerCase() === symbol);
+  if (pair === undefined) throw new Error(`no pair ${symbol} in /api/v1/exchange/pairs`);
+  if (pair['tick_size'] !== tickSize || pair['lot_size'] !== lotSize) {
+    throw new Error(`${bench} assumes tick ${tickSize} and lot ${lotSize} for ${symbol}; the server has ${String(pair['tick_size'])} and ${String(pair['lot_size'])}`);
+  }
+}
+
+export interface Funding {
+  readonly asset: string;
+  readonly amount: string;
+}
+
+/**
+ * Registers a user, creates `keys` API keys with read and trade, raises them to the ADMIN tier (600 000 order
+ * requests a minute each) and credits the funding; returns the keys.
+ */
+export async function createTrader(api: Api, name: string, keys: number, funding: readonly Funding[]): Promise<string[]> {
+  const account = { email: `${name}@example.com`, password: 'bench password', username: name };
+  const registered = await api.call('POST', '/auth/register', account, {}, [201]);
+  const bearer = { Authorization: `Bearer ${String(registered['access_token'])}` };
+  const created: string[] = [];
+  for (let index = 0; index < keys; index++) {
+    const key = await api.call('POST', '/api/v1/api-keys', { key_name: `bench ${index}`, permissions: ['read', 'trade'] }, bearer, [201]);
+    await api.admin('PATCH', `/admin/v1/api-keys/${String(key['api_key_id'])}`, { tier: 'ADMIN' });
+    created.push(String(key['api_key']));
+  }
+  for (const { asset, amount } of funding) await api.admin('POST', '/admin/v1/credit', { user_id: registered['user_id'], asset, amount });
+  return created;
+}
+
+/** Ticks of a 0.01 grid as the decimal text the API takes. */
+export function priceText(ticks: number): string {
+  return `${Math.floor(ticks / 100)}.${String(ticks % 100).padStart(2, '0')}`;
+}
+
+/** A small seeded generator (mulberry32), so every run draws the same numbers. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// -------------------------------------------------------------------------------------------------
+// Clocks
+
+/** performance.now() is CLOCK_MONOTONIC less a per-process origin; this adds the origin back. */
+const monotonicOriginMs = Number(process.hrtime.bigint()) / 1e6 - performance.now();
+
+/**
+ * Microseconds of CLOCK_MONOTONIC, the clock process.hrtime reads: the same in every process on the
+ * machine, so a time taken in one process can be subtracted from one taken in another. Read through
+ * performance.now(), which allocates no BigInt.
+ */
+export function monotonicUs(): number {
+  return (performance.now() + monotonicOriginMs) * 1000;
+}
+
+/**
+ * Wall-clock microseconds minus monotonicUs(), taken at the moment Date.now() steps to a new millisecond,
+ * so that wall-clock time is known to about a microsecond rather than Date.now()'s millisecond.
+ */
+export function wallMinusMonotonicUs(): number {
+  const start = Date.now();
+  let now = start;
+  while (now === start) now = Date.now();
+  return now * 1000 - monotonicUs();
+}
+
+// -------------------------------------------------------------------------------------------------
+// Latency histogram
+
+/** Values below this many microseconds have a bucket each; above, each power of two has `subBuckets`. */
+const exactBelowUs = 256;
+/** 128 buckets per power of two: a bucket's width is under 0.8 % of its values. */
+const subBucketBits = 7;
+const subBuckets = 1 << subBucketBits;
+/** Values are clamped below 2^31 µs (about 36 minutes). */
+const valueMaxUs = 2 ** 31 - 1;
+export const histogramBuckets = exactBelowUs + (31 - subBucketBits - 1) * subBuckets;
+
+function bucketOf(valueUs: number): number {
+  const value = Math.min(valueMaxUs, Math.max(0, Math.floor(valueUs)));
+  if (value < exactBelowUs) return value;
+  const shift = 31 - Math.clz32(value) - subBucketBits;
+  return exactBelowUs + (shift - 1) * subBuckets + ((value >>> shift) - subBuckets);
+}
+
+/** The middle of a bucket's range of values. */
+function bucketMiddleUs(bucket: number): number {
+  if (bucket < exactBelowUs) return bucket;
+  const offset = bucket - exactBelowUs;
+  const shift = Math.floor(offset / subBuckets) + 1;
+  const low = ((offset % subBuckets) + subBuckets) * 2 ** shift;
+  return low + (2 ** shift - 1) / 2;
+}
+
+/** What a Histogram sends between processes. */
+export interface HistogramData {
+  counts: Float64Array;
+  maxUs: number;
+}
+
+/** Counts of latencies in microseconds, log-linear buckets (about 0.4 % error), exact maximum. */
+export class Histogram {
+  readonly counts: Float64Array;
+  total = 0;
+  maxUs = 0;
+
+  constructor(data?: HistogramData) {
+    this.counts = new Float64Array(histogramBuckets);
+    if (data !== undefined) this.merge(data);
+  }
+
+  record(valueUs: number): void {
+    this.counts[bucketOf(valueUs)]!++;
+    this.total++;
+    if (valueUs > this.maxUs) this.maxUs = valueUs;
+  }
+
+  merge(data: HistogramData): void {
+    if (data.counts.length !== histogramBuckets) throw new Error('histogram of another layout');
+    for (let bucket = 0; bucket < histogramBuckets; bucket++) {
+      const count = data.counts[bucket]!;
+      this.counts[bucket]! += count;
+      this.total += count;
+    }
+    if (data.maxUs > this.maxUs) this.maxUs = data.maxUs;
+  }
+
+  /** The value (µs) at quantile `q` in 0..1: the middle of the bucket that holds it; NaN when empty. */
+  quantileUs(q: number): number {
+    if (this.total === 0) return Number.NaN;
+    const rank = Math.max(1, Math.ceil(q * this.total));
+    let seen = 0;
+    for (let bucket = 0; bucket < histogramBuckets; bucket++) {
+      seen += this.counts[bucket]!;
+      if (seen >= rank) return Math.min(this.maxUs, bucketMiddleUs(bucket));
+    }
+    return this.maxUs;
+  }
+
+  /** How many values exceeded `limitUs` (counted by bucket: exact to the bucket's width). */
+  countAboveUs(limitUs: number): number {
+    let count = 0;
+    for (let bucket = bucketOf(limitUs) + 1; bucket < histogramBuckets; bucket++) count += this.counts[bucket]!;
+    return count;
+  }
+
+  data(): HistogramData {
+    return { counts: this.counts, maxUs: this.maxUs };
+  }
+}
+
+// -------------------------------------------------------------------------------------------------
+// CPU profile summary (node --cpu-prof)
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+type Transform = (code: string, options: Record<string, unknown>) => { map: string };
+
+/**
+ * Maps positions in the code tsx ran back to source lines. tsx compiles each file with esbuild (its own
+ * dependency) into whitespace-minified code, so the profile's positions are columns of one long line; the
+ * same transform here yields the same code and a source map. Null when esbuild cannot be loaded.
+ */
+function sourceLines(): ((url: string, line: number, column: number) => number) | null {
+  let transform: Transform;
+  try {
+    const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
+    transform = (fromTsx('esbuild') as { transformSync: Transform }).transformSync;
+  } catch {
+    return null;
+  }
+  const maps = new Map<string, SourceMap | null>();
+  return (url, line, column) => {
+    if (!maps.has(url)) {
+      let map: SourceMap | null = null;
+      if (url.startsWith('file://') && url.endsWith('.ts')) {
+        const path = fileURLToPath(url);
+        const options = { loader: 'ts', format: 'esm', target: `node${process.versions.node}`, sourcemap: 'external', sourcefile: path, minifyWhitespace: true, keepNames: true };
+        map = new SourceMap(JSON.parse(transform(readFileSync(path, 'utf8'), options).map) as ConstructorParameters<typeof SourceMap>[0]);
+      }
+      maps.set(url, map);
+    }
+    const entry = maps.get(url)?.findEntry(line, column) as { originalLine?: number } | undefined;
+    return entry?.originalLine === undefined ? 0 : entry.originalLine + 1;
+  };
+}
+
+/** Rows of each table of a profile summary. */
+const profileRows = 16;
+
+/**
+ * Where a process's main thread was during [fromUs, toUs] (monotonicUs(), the clock V8's profiler stamps
+ * its samples with): samples summed by function and by source file, self time only. Native code called
+ * from JavaScript (uWS writes and the socket send under them, JSON, hashing) is counted in the function
+ * that called it; `(idle)` is the thread waiting in epoll.
+ */
+export function cpuProfileSummary(path: string, label: string, fromUs: number, toUs: number): string[] {
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const lineOf = sourceLines();
+  const byFunction = new Map<string, number>();
+  const byFile = new Map<string, number>();
+  const add = (counts: Map<string, number>, key: string): void => void counts.set(key, (counts.get(key) ?? 0) + 1);
+  let at = profile.startTime;
+  let total = 0;
+  for (let index = 0; index < profile.samples.length; index++) {
+    at += profile.timeDeltas[index]!;
+    if (at < fromUs || at > toUs) continue;
+    total++;
+    const frame = byId.get(profile.samples[index]!)!.callFrame;
+    const file = frame.url.replace(`file://${root}/`, '').replace(/^.*node_modules\//, '');
+    const name = frame.functionName === '' ? '(anonymous)' : frame.functionName;
+    const line = lineOf === null || file === frame.url ? 0 : lineOf(frame.url, frame.lineNumber, frame.columnNumber);
+    add(byFunction, file === '' ? name : `${name}  ${file}${line > 0 ? `:${line}` : ''}`);
+    add(byFile, file === '' ? name : file);
+  }
+  const rows = (counts: Map<string, number>): string[] =>
+    [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, profileRows)
+      .map(([name, samples]) => `  ${((100 * samples) / Math.max(1, total)).toFixed(1).padStart(5)}%  ${name}`);
+  return [`${label}: ${fmtInt(total)} samples of the main thread; self time by function:`, ...rows(byFunction), 'self time by file:', ...rows(byFile)];
+}
