@@ -10,34 +10,52 @@
  *                                             where its main thread spent the closed-loop and half-rate runs
  *   options: --connections 128 --threads 1 --rate 50000 --warmup 3 --sync sync|none
  *
- * How: the order server (the bundle `npm start` runs, dist/shell/server.mjs, built first) runs as a child process with a fresh
- * DATA_DIR and JOURNAL_SYNC=sync. Over HTTP the bench registers users, creates API keys, raises them to the
- * ADMIN tier (600 000 order requests per key and minute; 32 keys, so no limit is ever reached) and funds
- * the users, then seeds 10 000 resting ETH/USDC orders with batch placements. wrk (Debian's package,
- * installed by scripts/ensure-wrk.sh when missing) runs bench/http/orders.lua: single-order requests,
- * rotating the keys, in a mix that keeps the book near 10 000 resting orders (passive limits, IOC limits
- * that take the best resting order, cancels of ids read from earlier answers; see the script). wrk runs
- * four times against the same server: an untimed warm-up, the throughput run (closed loop: each connection
- * sends its next request when the previous one is answered), and two runs paced with wrk's Lua delay(), at
- * 50 000 requests/s offered and at half the rate the closed loop reached. wrk has no open-loop mode; what
- * the paced latency includes and leaves out is in bench/README.md. The hello-world server
- * (bench/http/hello.ts) gets the same wrk threads, connections and duration with a request of the same
- * size. Latency figures are wrk's own: from the request written to the response read.
+ * How: the order server runs as a child process the way `npm start` runs it, as the esbuild bundle
+ * dist/shell/server.mjs (built first by scripts/build.mjs), with a fresh DATA_DIR and JOURNAL_SYNC=sync.
+ * Over HTTP the bench registers users, creates API keys, raises them to the ADMIN tier (600 000 order
+ * requests per key and minute; 32 keys, so no limit is ever reached) and funds the users, then seeds 10 000
+ * resting ETH/USDC orders with batch placements. wrk (Debian's package, installed by scripts/ensure-wrk.sh
+ * when missing) runs bench/http/orders.lua: single-order requests, rotating the keys, in a mix that keeps
+ * the book near 10 000 resting orders (passive limits, IOC limits that take the best resting order, cancels
+ * of ids read from earlier answers; see the script). wrk runs four times against the same server: an untimed
+ * warm-up, the throughput run (closed loop: each connection sends its next request when the previous one is
+ * answered), and two runs paced with wrk's Lua delay(), at 50 000 requests/s offered and at half the rate
+ * the closed loop reached. wrk has no open-loop mode; what the paced latency includes and leaves out is in
+ * bench/README.md. The hello-world server (bench/http/hello.ts) gets the same wrk threads, connections and
+ * duration with a request of the same size. Latency figures are wrk's own: from the request written to the
+ * response read.
  *
  * The machine has two cores: wrk runs one thread (one core) and the server's event loop the other; the
  * server's journal writes run on libuv's thread pool and share the cores. The report prints how much CPU
  * the server's main thread, the whole server process and wrk used, which says which side was the limit.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { SourceMap } from 'node:module';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+import {
+  Api,
+  buildServer,
+  checkPair,
+  cores,
+  cpuProfileSummary,
+  cpuSeconds,
+  createTrader,
+  fmtInt,
+  keepCpuProfile,
+  log,
+  monotonicUs,
+  positiveInteger,
+  priceText,
+  root,
+  round,
+  seededRandom,
+  serverNodeArgs,
+  startNode,
+  stopProcess,
+} from './lib.ts';
 
 const { values } = parseArgs({
   options: {
@@ -51,12 +69,6 @@ const { values } = parseArgs({
     profile: { type: 'boolean', default: false },
   },
 });
-
-function positiveInteger(name: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
-  return value;
-}
 
 const durationS = positiveInteger('duration', values.duration);
 const warmupS = positiveInteger('warmup', values.warmup);
@@ -100,167 +112,25 @@ const seedBatchOrders = 10;
 const seedConcurrency = 16;
 /** `depth` of the book query; every level of a side fits. */
 const bookDepthMax = 1000;
-const startTimeoutMs = 60_000;
-const stopTimeoutMs = 30_000;
 /** Failed requests (other than cancels that lost a race to an IOC) above this share fail the bench. */
 const failureShareMax = 0.001;
-/** Rows of each table of the --profile summary. */
-const profileRows = 16;
-
-function log(line = ''): void {
-  process.stdout.write(line + '\n');
-}
-
-function fmtInt(value: number): string {
-  return Math.round(value).toLocaleString('en-US');
-}
 
 function ms(us: number): string {
   return (us / 1000).toFixed(2);
 }
 
-function round(value: number, digits: number): number {
-  return Number(value.toFixed(digits));
-}
-
-// -------------------------------------------------------------------------------------------------
-// Child processes
-
-interface Child {
-  readonly process: ChildProcess;
-  readonly port: number;
-  /** The child's first output, for the error message if it fails. */
-  readonly output: string[];
-}
-
-/**
- * Starts a Node child that logs JSON lines on stdout and resolves once it logs `listening` with the port
- * it bound (PORT=0 picks a free one).
- */
-function startNode(label: string, nodeArgs: string[], env: NodeJS.ProcessEnv): Promise<Child> {
-  const child = spawn(process.execPath, nodeArgs, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: string[] = [];
-  const keep = (chunk: Buffer): void => {
-    if (output.length < 200) output.push(chunk.toString('utf8'));
-  };
-  return new Promise((resolveChild, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label} did not log listening within ${startTimeoutMs} ms:\n${output.join('')}`)), startTimeoutMs);
-    let pending = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      keep(chunk);
-      pending += chunk.toString('utf8');
-      for (let newline = pending.indexOf('\n'); newline >= 0; newline = pending.indexOf('\n')) {
-        const line = pending.slice(0, newline);
-        pending = pending.slice(newline + 1);
-        if (!line.startsWith('{')) continue;
-        const event = JSON.parse(line) as { event?: string; port?: number };
-        if (event.event === 'listening' && typeof event.port === 'number') {
-          clearTimeout(timer);
-          resolveChild({ process: child, port: event.port, output });
-        }
-      }
-    });
-    child.stderr!.on('data', keep);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${label} exited (${code ?? signal}) before listening:\n${output.join('')}`));
-    });
-  });
-}
-
-/** SIGTERM, then wait for the exit (the order server makes everything durable and snapshots first). */
-async function stopChild(child: Child): Promise<void> {
-  const running = child.process;
-  if (running.exitCode !== null || running.signalCode !== null) return;
-  const exited = new Promise<void>((done) => running.once('exit', () => done()));
-  running.kill('SIGTERM');
-  const timer = setTimeout(() => running.kill('SIGKILL'), stopTimeoutMs);
-  await exited;
-  clearTimeout(timer);
-}
-
-/** CPU seconds (user + system) of a process, or of one of its threads, from /proc; NaN once it is gone. */
-function cpuSeconds(pid: number, tid?: number): number {
-  const path = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
-  try {
-    const stat = readFileSync(path, 'utf8');
-    // The fields after the command name (which may hold spaces) start after its closing parenthesis;
-    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (USER_HZ, 100 on Linux).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
-
 // -------------------------------------------------------------------------------------------------
 // Setup over HTTP
-
-class Api {
-  constructor(
-    private readonly base: string,
-    private readonly adminKey: string,
-  ) {}
-
-  async call(method: string, path: string, body: unknown, headers: Record<string, string>, expected: readonly number[]): Promise<Record<string, unknown>> {
-    const response = await fetch(this.base + path, {
-      method,
-      headers: { 'Content-Type': 'application/json', ...headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (!expected.includes(response.status)) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
-    return JSON.parse(text) as Record<string, unknown>;
-  }
-
-  admin(method: string, path: string, body: unknown): Promise<Record<string, unknown>> {
-    return this.call(method, path, body, { 'X-API-Key': this.adminKey }, [200, 201]);
-  }
-}
-
-/** The prices and quantities below are written for this grid; a changed fixture must fail here, not as 422s. */
-async function checkPair(api: Api): Promise<void> {
-  const answer = await api.call('GET', '/api/v1/exchange/pairs', undefined, {}, [200]);
-  const pair = (answer['pairs'] as Array<Record<string, unknown>>).find((candidate) => String(candidate['slug']).toLowerCase() === symbol);
-  if (pair === undefined) throw new Error(`no pair ${symbol} in /api/v1/exchange/pairs`);
-  if (pair['tick_size'] !== tickSize || pair['lot_size'] !== lotSize) {
-    throw new Error(`bench/http.ts assumes tick ${tickSize} and lot ${lotSize} for ${symbol}; the server has ${String(pair['tick_size'])} and ${String(pair['lot_size'])}`);
-  }
-}
 
 /** Registers the users, creates their keys at the ADMIN tier and funds them; returns the keys. */
 async function createKeys(api: Api): Promise<string[]> {
   const keys: string[] = [];
-  for (let user = 1; user <= usersCount; user++) {
-    const account = { email: `bench${user}@example.com`, password: 'bench password', username: `bench_${user}` };
-    const registered = await api.call('POST', '/auth/register', account, {}, [201]);
-    const bearer = { Authorization: `Bearer ${String(registered['access_token'])}` };
-    for (let index = 0; index < keysPerUser; index++) {
-      const created = await api.call('POST', '/api/v1/api-keys', { key_name: `bench ${index}`, permissions: ['read', 'trade'] }, bearer, [201]);
-      await api.admin('PATCH', `/admin/v1/api-keys/${String(created['api_key_id'])}`, { tier: 'ADMIN' });
-      keys.push(String(created['api_key']));
-    }
-    const userId = registered['user_id'] as number;
-    await api.admin('POST', '/admin/v1/credit', { user_id: userId, asset: 'USDC', amount: fundingUsdc });
-    await api.admin('POST', '/admin/v1/credit', { user_id: userId, asset: 'ETH', amount: fundingEth });
-  }
+  const funding = [
+    { asset: 'USDC', amount: fundingUsdc },
+    { asset: 'ETH', amount: fundingEth },
+  ];
+  for (let user = 1; user <= usersCount; user++) keys.push(...(await createTrader(api, `bench_${user}`, keysPerUser, funding)));
   return keys;
-}
-
-function priceText(ticks: number): string {
-  return `${Math.floor(ticks / 100)}.${String(ticks % 100).padStart(2, '0')}`;
-}
-
-/** A small seeded generator (mulberry32), so every run seeds the same book. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Seeds `restingTarget` passive orders, drawn as the load script draws them, with batch placements. */
@@ -371,82 +241,8 @@ async function runWrk(script: string, url: string, seconds: number, serverPid: n
   };
 }
 
-function cores(value: number): string {
-  return Number.isNaN(value) ? '?' : `${Math.round(value * 100)}%`;
-}
-
 function socketErrors(figures: Record<string, number>): number {
   return figures['connectErrors']! + figures['readErrors']! + figures['writeErrors']! + figures['timeouts']!;
-}
-
-// -------------------------------------------------------------------------------------------------
-// CPU profile summary (--profile)
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-}
-
-interface CpuProfile {
-  nodes: ProfileNode[];
-  startTime: number;
-  samples: number[];
-  timeDeltas: number[];
-}
-
-/** Monotonic microseconds, the clock V8's profiler stamps its samples with (CLOCK_MONOTONIC). */
-function monotonicUs(): number {
-  return Number(process.hrtime.bigint() / 1000n);
-}
-
-/**
- * Maps a position in the server bundle (dist/shell/server.mjs, what `npm start` runs) back to its source
- * file and line through the bundle's source map; null for code outside the bundle.
- */
-function sourcePositions(): (url: string, line: number, column: number) => { file: string; line: number } | null {
-  const bundle = join(root, 'dist/shell/server.mjs');
-  const map = new SourceMap(JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]);
-  return (url, line, column) => {
-    if (url !== `file://${bundle}`) return null;
-    const entry = map.findEntry(line, column) as { originalSource?: string; originalLine?: number };
-    if (entry.originalSource === undefined || entry.originalLine === undefined) return null;
-    const source = entry.originalSource.startsWith('file://') ? fileURLToPath(entry.originalSource) : resolve(dirname(bundle), entry.originalSource);
-    return { file: source.replace(`${root}/`, '').replace(/^.*node_modules\//, ''), line: entry.originalLine + 1 };
-  };
-}
-
-/**
- * Where the server's main thread was during [fromUs, toUs] (one wrk run): samples summed by
- * function and by source file, self time only. Native code called from JavaScript (uWS writes and the
- * socket send under them, JSON, hashing) is counted in the function that called it.
- */
-function hottest(path: string, label: string, fromUs: number, toUs: number): string[] {
-  const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const positionOf = sourcePositions();
-  const byFunction = new Map<string, number>();
-  const byFile = new Map<string, number>();
-  const add = (counts: Map<string, number>, key: string): void => void counts.set(key, (counts.get(key) ?? 0) + 1);
-  let at = profile.startTime;
-  let total = 0;
-  for (let index = 0; index < profile.samples.length; index++) {
-    at += profile.timeDeltas[index]!;
-    if (at < fromUs || at > toUs) continue;
-    total++;
-    const frame = byId.get(profile.samples[index]!)!.callFrame;
-    const position = positionOf(frame.url, frame.lineNumber, frame.columnNumber);
-    const file = position?.file ?? frame.url.replace(`file://${root}/`, '').replace(/^.*node_modules\//, '');
-    const name = frame.functionName === '' ? '(anonymous)' : frame.functionName;
-    const line = position?.line ?? 0;
-    add(byFunction, file === '' ? name : `${name}  ${file}${line > 0 ? `:${line}` : ''}`);
-    add(byFile, file === '' ? name : file);
-  }
-  const rows = (counts: Map<string, number>): string[] =>
-    [...counts]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, profileRows)
-      .map(([name, samples]) => `  ${((100 * samples) / Math.max(1, total)).toFixed(1).padStart(5)}%  ${name}`);
-  return [`${label}: ${fmtInt(total)} samples of the main thread; self time by function:`, ...rows(byFunction), 'self time by file:', ...rows(byFile)];
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -475,7 +271,7 @@ async function measureHello(): Promise<HelloRun> {
     log(`  cpu: server ${cores(run.serverCores)} of a core, wrk ${cores(run.wrkCores)}`);
     return { perS, run };
   } finally {
-    await stopChild(hello);
+    await stopProcess(hello.process);
   }
 }
 
@@ -550,7 +346,7 @@ interface OrderRuns {
 async function measureOrders(tmp: string): Promise<OrderRuns> {
   const adminKey = randomBytes(24).toString('base64url');
   const profileDir = join(tmp, 'profile');
-  const nodeArgs = [...(values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'dist/shell/server.mjs'];
+  const nodeArgs = serverNodeArgs(values.profile ? profileDir : null);
   const env = { ...process.env, HOST: '127.0.0.1', PORT: '0', DATA_DIR: join(tmp, 'data'), ADMIN_API_KEY: adminKey, JOURNAL_SYNC: journalSync };
   const server = await startNode('the order server', nodeArgs, env);
   let stopped = false;
@@ -558,7 +354,7 @@ async function measureOrders(tmp: string): Promise<OrderRuns> {
     const url = `http://127.0.0.1:${server.port}`;
     const api = new Api(url, adminKey);
     const setupStarted = performance.now();
-    await checkPair(api);
+    await checkPair(api, symbol, tickSize, lotSize, 'bench/http.ts');
     const keys = await createKeys(api);
     await seedBook(api, keys);
     const seeded = await bookCount(api, keys[0]!);
@@ -597,28 +393,23 @@ async function measureOrders(tmp: string): Promise<OrderRuns> {
     const halfToUs = monotonicUs();
     const half = reportOrders(`orders, paced at ${fmtInt(halfRate)} requests/s offered (half the closed loop)`, halfRun, await bookCount(api, keys[0]!));
     reportPacing(half, halfRate);
-    await stopChild(server);
+    await stopProcess(server.process);
     stopped = true;
     if (server.process.exitCode !== 0) throw new Error(`the order server exited with ${server.process.exitCode}:\n${server.output.join('')}`);
     if (values.profile) {
-      const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
-      if (file === undefined) throw new Error('the server wrote no CPU profile');
-      const kept = join(os.tmpdir(), `bench-http-server-${Date.now()}.cpuprofile`);
-      copyFileSync(join(profileDir, file), kept);
-      log(`server CPU profile (kept): ${kept}`);
-      for (const line of hottest(kept, 'closed loop', closedFromUs, closedToUs)) log(`  ${line}`);
-      for (const line of hottest(kept, `paced at ${fmtInt(halfRate)}/s`, halfFromUs, halfToUs)) log(`  ${line}`);
+      const kept = keepCpuProfile(profileDir, 'bench-http-server');
+      for (const line of cpuProfileSummary(kept, 'closed loop', closedFromUs, closedToUs)) log(`  ${line}`);
+      for (const line of cpuProfileSummary(kept, `paced at ${fmtInt(halfRate)}/s`, halfFromUs, halfToUs)) log(`  ${line}`);
     }
     return { seeded, closed, paced, halfRate, half };
   } finally {
-    if (!stopped) await stopChild(server);
+    if (!stopped) await stopProcess(server.process);
   }
 }
 
 // -------------------------------------------------------------------------------------------------
 
-const built = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-if (built.status !== 0) throw new Error('the server bundle did not build (scripts/build.mjs)');
+buildServer();
 const ensure = spawnSync('bash', [join(root, 'scripts/ensure-wrk.sh')], { stdio: ['ignore', 'inherit', 'inherit'] });
 if (ensure.status !== 0) throw new Error('wrk is not installed and could not be installed (scripts/ensure-wrk.sh)');
 const wrkVersion = (spawnSync('wrk', ['-v'], { encoding: 'utf8' }).stdout.split('\n')[0] ?? 'wrk').replace(/ Copyright.*$/, '').trim();

@@ -1,13 +1,14 @@
 /**
- * Helpers shared by the benches that drive the server as a child process over the network (bench/ws.ts;
- * bench/http.ts has its own copies of the first ones): starting and stopping Node children, CPU time from
- * /proc, the setup API client, formatting, a seeded generator, a latency histogram, clocks that agree
- * across processes, and a summary of a `node --cpu-prof` profile.
+ * Helpers shared by the benches that drive the order server as a child process over the network
+ * (bench/http.ts and bench/ws.ts): building and starting the server bundle, starting and stopping Node
+ * children, CPU time from /proc, the setup API client, formatting, a seeded generator, a latency
+ * histogram, clocks that agree across processes, and a summary of a `node --cpu-prof` profile.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { SourceMap, createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { copyFileSync, readFileSync, readdirSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import os from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -136,6 +137,41 @@ export function cores(value: number): string {
 }
 
 // -------------------------------------------------------------------------------------------------
+// The order server
+
+/**
+ * The order server as `npm start` runs it: the esbuild bundle of shell/server.ts that scripts/build.mjs
+ * writes, relative to the repository root. Not tsx: its keepNames wraps every named closure in a
+ * defineProperty call each time the closure is created, which would make the request path measured here
+ * slower than the one that is deployed.
+ */
+export const serverBundle = 'dist/shell/server.mjs';
+
+/** Builds the server bundle and its source map (`${serverBundle}.map`, which the profile summary reads). */
+export function buildServer(): void {
+  const built = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (built.status !== 0) throw new Error('the server bundle did not build (scripts/build.mjs)');
+}
+
+/** Node's arguments that run the order server; with a `profileDir`, under the CPU profiler writing there. */
+export function serverNodeArgs(profileDir: string | null): string[] {
+  return [...(profileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]), serverBundle];
+}
+
+/**
+ * Copies the profile the server wrote into `profileDir` to the system's tmp, since the bench removes its
+ * own directory, and prints where; returns the copy's path.
+ */
+export function keepCpuProfile(profileDir: string, prefix: string): string {
+  const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+  if (file === undefined) throw new Error('the server wrote no CPU profile');
+  const kept = join(os.tmpdir(), `${prefix}-${Date.now()}.cpuprofile`);
+  copyFileSync(join(profileDir, file), kept);
+  log(`server CPU profile (kept): ${kept}`);
+  return kept;
+}
+
+// -------------------------------------------------------------------------------------------------
 // Setup over HTTP
 
 export class Api {
@@ -160,7 +196,10 @@ export class Api {
   }
 }
 
-/** Fails unless the pair `symbol` has the tick and lot the bench's prices and quantities are written for. */
+/**
+ * Fails unless the pair `symbol` has the tick and lot the bench's prices and quantities are written for,
+ * so that a changed fixture fails here and not as 422s under load.
+ */
 export async function checkPair(api: Api, symbol: string, tickSize: string, lotSize: string, bench: string): Promise<void> {
   const answer = await api.call('GET', '/api/v1/exchange/pairs', undefined, {}, [200]);
   const pair = (answer['pairs'] as Array<Record<string, unknown>>).find((candidate) => String(candidate['slug']).toLowerCase() === symbol);
@@ -336,34 +375,30 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-type Transform = (code: string, options: Record<string, unknown>) => { map: string };
+/** A position in a source file; `line` counts from 1. */
+interface SourcePosition {
+  file: string;
+  line: number;
+}
+
+/** A file URL or path as the summary shows it: relative to the repository, or to node_modules for a package. */
+function shortPath(urlOrPath: string): string {
+  return urlOrPath.replace(`file://${root}/`, '').replace(`${root}/`, '').replace(/^.*node_modules\//, '');
+}
 
 /**
- * Maps positions in the code tsx ran back to source lines. tsx compiles each file with esbuild (its own
- * dependency) into whitespace-minified code, so the profile's positions are columns of one long line; the
- * same transform here yields the same code and a source map. Null when esbuild cannot be loaded.
+ * Maps a position in the server bundle (serverBundle, what `npm start` runs) back to its source file and
+ * line through the bundle's source map; null for code outside the bundle, which is shown as it is.
  */
-function sourceLines(): ((url: string, line: number, column: number) => number) | null {
-  let transform: Transform;
-  try {
-    const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
-    transform = (fromTsx('esbuild') as { transformSync: Transform }).transformSync;
-  } catch {
-    return null;
-  }
-  const maps = new Map<string, SourceMap | null>();
+function bundlePositions(): (url: string, line: number, column: number) => SourcePosition | null {
+  const bundle = join(root, serverBundle);
+  const map = new SourceMap(JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]);
   return (url, line, column) => {
-    if (!maps.has(url)) {
-      let map: SourceMap | null = null;
-      if (url.startsWith('file://') && url.endsWith('.ts')) {
-        const path = fileURLToPath(url);
-        const options = { loader: 'ts', format: 'esm', target: `node${process.versions.node}`, sourcemap: 'external', sourcefile: path, minifyWhitespace: true, keepNames: true };
-        map = new SourceMap(JSON.parse(transform(readFileSync(path, 'utf8'), options).map) as ConstructorParameters<typeof SourceMap>[0]);
-      }
-      maps.set(url, map);
-    }
-    const entry = maps.get(url)?.findEntry(line, column) as { originalLine?: number } | undefined;
-    return entry?.originalLine === undefined ? 0 : entry.originalLine + 1;
+    if (url !== `file://${bundle}`) return null;
+    const entry = map.findEntry(line, column) as { originalSource?: string; originalLine?: number };
+    if (entry.originalSource === undefined || entry.originalLine === undefined) return null;
+    const source = entry.originalSource.startsWith('file://') ? fileURLToPath(entry.originalSource) : resolve(dirname(bundle), entry.originalSource);
+    return { file: shortPath(source), line: entry.originalLine + 1 };
   };
 }
 
@@ -371,15 +406,16 @@ function sourceLines(): ((url: string, line: number, column: number) => number) 
 const profileRows = 16;
 
 /**
- * Where a process's main thread was during [fromUs, toUs] (monotonicUs(), the clock V8's profiler stamps
- * its samples with): samples summed by function and by source file, self time only. Native code called
- * from JavaScript (uWS writes and the socket send under them, JSON, hashing) is counted in the function
- * that called it; `(idle)` is the thread waiting in epoll.
+ * Where the order server's main thread was during [fromUs, toUs] (monotonicUs(), the clock V8's profiler
+ * stamps its samples with): samples summed by function and by source file, self time only. Positions in
+ * the bundle are mapped to source lines. Native code called from JavaScript (uWS writes and the socket
+ * send under them, JSON, hashing) is counted in the function that called it; `(idle)` is the thread
+ * waiting in epoll.
  */
 export function cpuProfileSummary(path: string, label: string, fromUs: number, toUs: number): string[] {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const lineOf = sourceLines();
+  const positionOf = bundlePositions();
   const byFunction = new Map<string, number>();
   const byFile = new Map<string, number>();
   const add = (counts: Map<string, number>, key: string): void => void counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -390,9 +426,10 @@ export function cpuProfileSummary(path: string, label: string, fromUs: number, t
     if (at < fromUs || at > toUs) continue;
     total++;
     const frame = byId.get(profile.samples[index]!)!.callFrame;
-    const file = frame.url.replace(`file://${root}/`, '').replace(/^.*node_modules\//, '');
+    const position = positionOf(frame.url, frame.lineNumber, frame.columnNumber);
+    const file = position?.file ?? shortPath(frame.url);
     const name = frame.functionName === '' ? '(anonymous)' : frame.functionName;
-    const line = lineOf === null || file === frame.url ? 0 : lineOf(frame.url, frame.lineNumber, frame.columnNumber);
+    const line = position?.line ?? 0;
     add(byFunction, file === '' ? name : `${name}  ${file}${line > 0 ? `:${line}` : ''}`);
     add(byFile, file === '' ? name : file);
   }

@@ -9,21 +9,22 @@
  *   options: --subscribers 10000 --duration 20 --warmup 3 --processes 4 --sync sync|none --client raw|ws
  *            --profile (node --cpu-prof on the server; where its main thread spent the timed window)
  *
- * How: the order server (`node --import tsx shell/server.ts`) runs as a child process with a fresh
- * DATA_DIR. Over HTTP the bench registers a user, creates an API key at the ADMIN tier, funds the user and
- * seeds a small book. `--processes` client processes (bench/ws/subscribers.ts) open the subscribers between
- * them, subscribe each to orderbook and trades and check its snapshot against GET /book. The bench then
- * places orders on an absolute schedule (open loop: an order goes out when it is due, whether or not
- * earlier ones were answered): passive limits and IOC limits that each take one resting order, in turn,
- * so the book keeps its size and every second order trades. Messages whose timestamp (the time the
- * server sequenced the command) falls in the timed window are counted and timed; the warm-up before it
- * is not. At the end the bench waits until every subscriber has the last message of both topics, collects
- * the clients' histograms, closes everything and stops the server. What each figure means, and why the
- * default rate is 5 orders/s (on this two-core VM 10 000 subscribers saturate it at 10-20 orders/s), is in
- * bench/README.md (# bench:ws).
+ * How: the order server runs as a child process the way bench:http and `npm start` run it, as the esbuild
+ * bundle dist/shell/server.mjs (built first by scripts/build.mjs), with a fresh DATA_DIR and, through
+ * bash's `ulimit -n`, a descriptor per subscriber. Over HTTP the bench registers a user, creates an API
+ * key at the ADMIN tier, funds the user and seeds a small book. `--processes` client processes
+ * (bench/ws/subscribers.ts) open the subscribers between them, subscribe each to orderbook and trades and
+ * check its snapshot against GET /book. The bench then places orders on an absolute schedule (open loop:
+ * an order goes out when it is due, whether or not earlier ones were answered): passive limits and IOC
+ * limits that each take one resting order, in turn, so the book keeps its size and every second order
+ * trades. Messages whose timestamp (the time the server sequenced the command) falls in the timed window
+ * are counted and timed; the warm-up before it is not. At the end the bench waits until every subscriber
+ * has the last message of both topics, collects the clients' histograms, closes everything and stops the
+ * server. What each figure means, and why the default rate is 5 orders/s (on this two-core VM 10 000
+ * subscribers saturate it at 10-20 orders/s), is in bench/README.md (# bench:ws).
  */
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +33,7 @@ import type { ChildProcess } from 'node:child_process';
 import {
   Api,
   Histogram,
+  buildServer,
   checkPair,
   cores,
   cpuProfileSummary,
@@ -39,6 +41,7 @@ import {
   cpuTimes,
   createTrader,
   fmtInt,
+  keepCpuProfile,
   log,
   machineCpuSeconds,
   monotonicUs,
@@ -46,6 +49,7 @@ import {
   priceText,
   round,
   seededRandom,
+  serverNodeArgs,
   spawnNode,
   startNode,
   stopProcess,
@@ -670,11 +674,7 @@ function printReport(f: Figures): void {
 }
 
 function printProfile(profileDir: string, measured: Measured): void {
-  const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
-  if (file === undefined) throw new Error('the server wrote no CPU profile');
-  const kept = join(os.tmpdir(), `bench-ws-server-${Date.now()}.cpuprofile`);
-  copyFileSync(join(profileDir, file), kept);
-  log(`server CPU profile (kept): ${kept}`);
+  const kept = keepCpuProfile(profileDir, 'bench-ws-server');
   for (const line of cpuProfileSummary(kept, 'the timed window', measured.fromUs, measured.toUs)) log(`  ${line}`);
   log('  (idle) includes native work outside JavaScript, the socket sends of uWS pub/sub among it: see the kernel share on the cpu line');
 }
@@ -744,7 +744,7 @@ function problemsOf(f: Figures): string[] {
 async function run(tmp: string): Promise<void> {
   const started = performance.now();
   const profileDir = join(tmp, 'profile');
-  const nodeArgs = [...(values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), '--import', 'tsx', 'shell/server.ts'];
+  const nodeArgs = serverNodeArgs(values.profile ? profileDir : null);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOST: '127.0.0.1',
@@ -787,6 +787,7 @@ async function run(tmp: string): Promise<void> {
   }
 }
 
+buildServer();
 const tmp = mkdtempSync(join(os.tmpdir(), 'bench-ws-'));
 try {
   await run(tmp);
