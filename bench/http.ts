@@ -190,6 +190,9 @@ interface WrkResult {
   serverMainCores: number;
   serverCores: number;
   wrkCores: number;
+  /** Commands the server made durable during the run, and the journal batches they took (GET /admin/v1/stats). */
+  durableCommands: number;
+  durableBatches: number;
 }
 
 interface CpuSample {
@@ -238,6 +241,8 @@ async function runWrk(script: string, url: string, seconds: number, serverPid: n
     serverMainCores,
     serverCores,
     wrkCores,
+    durableCommands: 0,
+    durableBatches: 0,
   };
 }
 
@@ -319,6 +324,10 @@ function reportOrders(label: string, run: WrkResult, book: BookCount): OrderRun 
   if (run.firstFailure !== '') log(`  first failure: ${run.firstFailure}`);
   log(`  book after: ${fmtInt(book.orders)} resting orders on ${book.levels} levels, best bid ${book.bestBid}, best ask ${book.bestAsk}`);
   log(`  cpu: server main thread ${cores(run.serverMainCores)} of a core, server process ${cores(run.serverCores)}, wrk ${cores(run.wrkCores)}`);
+  log(
+    `  group commit: ${fmtInt(run.durableCommands)} commands in ${fmtInt(run.durableBatches)} journal batches ` +
+      `(${(run.durableCommands / Math.max(1, run.durableBatches)).toFixed(1)} per batch, ${fmtInt(run.durableBatches / run.seconds)} fsyncs/s)`,
+  );
   return result;
 }
 
@@ -376,7 +385,12 @@ async function measureOrders(tmp: string): Promise<OrderRuns> {
         `return { keys = { ${keyList} }, symbol = "${symbol}", midTicks = ${midTicks}, depthTicks = ${depthTicks}, ` +
           `cancelBeyondTicks = ${cancelBeyondTicks}, quantity = "${quantity}", rate = ${rate}, threads = ${wrkThreads}, run = ${runNumber} }\n`,
       );
-      return runWrk(script, url, seconds, pid, [config], rate > 0 ? { BENCH_HTTP_PACED: '1' } : {});
+      const before = await api.admin('GET', '/admin/v1/stats', undefined);
+      const result = await runWrk(script, url, seconds, pid, [config], rate > 0 ? { BENCH_HTTP_PACED: '1' } : {});
+      const after = await api.admin('GET', '/admin/v1/stats', undefined);
+      result.durableCommands = (after['durable_commands'] as number) - (before['durable_commands'] as number);
+      result.durableBatches = (after['durable_batches'] as number) - (before['durable_batches'] as number);
+      return result;
     };
     // Untimed: V8 optimises the request path, and the book settles into the mix's shape.
     await run(warmupS, 0);
@@ -475,6 +489,7 @@ try {
         server_main_thread_cores: round(closed.run.serverMainCores, 2),
         server_process_cores: round(closed.run.serverCores, 2),
         wrk_cores: round(closed.run.wrkCores, 2),
+        commands_per_batch: round(closed.run.durableCommands / Math.max(1, closed.run.durableBatches), 1),
         hello_server_cores: round(hello.run.serverCores, 2),
         hello_wrk_cores: round(hello.run.wrkCores, 2),
         paced_rate_per_s: pacedRate,

@@ -1,6 +1,7 @@
 /**
- * Throughput of the exchange read models (shell/read-models/): how many engine events per second
- * `applyBatch` turns into SQLite rows, at several batch sizes, and the replay path used at start.
+ * Throughput of the exchange read models' writer (shell/read-models/writer.ts, which the server runs on a
+ * worker thread): how many engine events per second `applyBatch` turns into SQLite rows, at several batch
+ * sizes, and the replay path used at start.
  *
  *   node --import tsx bench/read-models.ts [commands]      (default 400 000)
  *
@@ -22,7 +23,7 @@ import { CommandGenerator } from '../engine/core/sim/generator.ts';
 import { EventTape, TapeReader } from '../engine/runtime/event-tape.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
 import type { DurableBatch } from '../engine/runtime/sequencer.ts';
-import { ReadModels } from '../shell/read-models/read-models.ts';
+import { ReadModelWriter } from '../shell/read-models/writer.ts';
 import { openReadModelDatabase } from '../shell/read-models/schema.ts';
 
 const commandsWanted = Number(process.argv[2] ?? 400_000);
@@ -97,16 +98,16 @@ function seconds(run: () => void): number {
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
-function timed(batches: readonly RecordedBatch[], apply: (readModels: ReadModels) => void): { seconds: number; rows: number } {
+function timed(batches: readonly RecordedBatch[], apply: (writer: ReadModelWriter) => void): { seconds: number; rows: number } {
   const dir = mkdtempSync(join(tmpdir(), 'bench-read-models-'));
   const db = openReadModelDatabase(dir);
   try {
-    const readModels = new ReadModels(db, markets, () => 1_767_225_600_000);
+    const writer = new ReadModelWriter(db, markets);
     const elapsed = seconds(() => {
-      apply(readModels);
-      readModels.flush();
+      apply(writer);
+      writer.commit();
     });
-    assert(readModels.appliedSeq === batches[batches.length - 1]!.lastSeq, 'every batch applied');
+    assert(writer.appliedSeq === batches[batches.length - 1]!.lastSeq, 'every batch applied');
     const rows = ['exchange_orders', 'exchange_trades', 'exchange_candles'].reduce((sum, table) => sum + (db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number), 0);
     return { seconds: elapsed, rows };
   } finally {
@@ -129,13 +130,13 @@ for (const batchCommands of batchSizes) {
   if (batchCommands === batchSizes[0]) process.stdout.write(`${commands.toLocaleString('en-US')} journaled commands, ${events.toLocaleString('en-US')} events\n`);
   const readOnly = seconds(() => batches.forEach((batch) => batch.forEachEvent(() => {})));
   line(`read only, ${batchCommands} per batch`, events, commands, readOnly, 0);
-  const applied = timed(batches, (readModels) => batches.forEach((batch) => readModels.applyBatch(batch)));
+  const applied = timed(batches, (writer) => batches.forEach((batch) => writer.applyBatch(batch)));
   line(`applyBatch, ${batchCommands} per batch`, events, commands, applied.seconds, applied.rows);
   if (batchCommands === batchSizes[batchSizes.length - 1]) {
-    const replayed = timed(batches, (readModels) => {
-      const feed = readModels.replayFeed();
+    const replayed = timed(batches, (writer) => {
+      const feed = writer.replayFeed();
       for (const batch of batches) batch.forEachEvent((event, seq, ts) => feed.onEvent(event, seq, ts));
-      readModels.finishReplay(batches[batches.length - 1]!.lastSeq);
+      writer.finishReplay(batches[batches.length - 1]!.lastSeq);
     });
     line('replay feed', events, commands, replayed.seconds, replayed.rows);
   }

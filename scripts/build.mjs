@@ -1,5 +1,6 @@
 /**
- * Builds the server into one ES module, dist/shell/server.mjs, for `npm start`.
+ * Builds the server into ES modules for `npm start`: dist/shell/server.mjs, and one module per worker
+ * thread entry beside it (dist/shell/read-models/worker.mjs), where shell/workers.ts looks for them.
  *
  * Why not run it through tsx: tsx compiles with esbuild's keepNames, which wraps every named closure in
  * a defineProperty call each time it is created; the request path creates several per request, and in
@@ -10,8 +11,10 @@
 import { build } from 'esbuild';
 
 await build({
-  entryPoints: ['shell/server.ts'],
-  outfile: 'dist/shell/server.mjs',
+  entryPoints: ['shell/server.ts', 'shell/read-models/worker.ts'],
+  outdir: 'dist/shell',
+  outbase: 'shell',
+  outExtension: { '.js': '.mjs' },
   bundle: true,
   packages: 'external',
   platform: 'node',

@@ -4,6 +4,7 @@ import type { DurableEngine } from '../engine/runtime/durable-engine.ts';
 import type { Config } from './config.ts';
 import type { MarketData } from './market/market-data.ts';
 import type { ReadModels } from './read-models/read-models.ts';
+import type { Tickers } from './read-models/ticker.ts';
 import type { Log } from './log.ts';
 import type { Db } from './store/database.ts';
 import type { Tokens } from './auth/tokens.ts';
@@ -16,8 +17,12 @@ export interface ShellContext {
   readonly markets: Markets;
   /** The live books as durable events left them: what REST and the streams show. */
   readonly marketData: MarketData;
-  /** Orders, trades, candles and tickers as durable batches left them (SQLite and memory). */
+  /** Orders, trades and candles as durable batches left them (SQLite, written on a worker thread). */
   readonly readModels: ReadModels;
+  /** The 24-hour ticker of each pair, from the durable batches' live trades (memory). */
+  readonly tickers: Tickers;
+  /** Open WebSocket stream connections. */
+  readonly streamConnections: () => number;
   readonly clock: () => number;
   readonly log: Log;
   readonly identity: { readonly db: Db; readonly tokens: Tokens; readonly keys: ApiKeys; readonly twoFactor: TwoFactor };

@@ -51,6 +51,12 @@ test('the shell serves the route table with the API error shapes', async () => {
     assert.equal(credit.status, 200);
     assert.deepEqual(credit.json, { user_id: 7, asset: 'USDC', amount: '1500.250000', available: '1500.250000', seq: 1 });
 
+    const stats = await call(server, 'GET', '/admin/v1/stats', undefined, admin);
+    assert.equal(stats.status, 200);
+    assert.deepEqual([stats.json['last_seq'], stats.json['durable_seq'], stats.json['durable_batches'], stats.json['durable_commands']], [1, 1, 1, 1]);
+    assert.equal(stats.json['stream_connections'], 0);
+    assert.equal((await call(server, 'GET', '/admin/v1/stats', undefined, { 'x-api-key': 'nope' })).status, 403);
+
     const malformed = await call(server, 'POST', '/admin/v1/credit', '{"user_id": 7,', admin);
     assert.equal(malformed.status, 400);
     assert.equal(errorCode(malformed.json), 'MALFORMED_JSON');

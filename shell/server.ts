@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DurableEngine } from '../engine/runtime/durable-engine.ts';
 import type { DurableBatch } from '../engine/runtime/sequencer.ts';
-import { loadMarkets } from '../engine/runtime/markets.ts';
+import { defaultMarketsPath, loadMarkets } from '../engine/runtime/markets.ts';
 import { loadConfig, type Config } from './config.ts';
 import { jsonLog, type Log } from './log.ts';
 import type { ShellContext } from './context.ts';
@@ -27,9 +27,9 @@ import { ApiKeys } from './auth/api-keys.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
 import { apiKeyRoutes } from './http/api-keys.ts';
 import { exchangeOrderRoutes } from './http/exchange-orders.ts';
-import { exchangeHistoryRoutes } from './http/exchange-history.ts';
+import { dayFigures, exchangeHistoryRoutes } from './http/exchange-history.ts';
 import { ReadModels } from './read-models/read-models.ts';
-import { openReadModelDatabase } from './read-models/schema.ts';
+import { Tickers } from './read-models/ticker.ts';
 import { twoFactorRoutes } from './http/two-factor-routes.ts';
 import { agentRoutes } from './http/agents.ts';
 import { discoveryRoutes } from './discovery/discovery-routes.ts';
@@ -62,13 +62,15 @@ export function buildRouteTable(context: ShellContext): RouteTable {
 /** `clock` is the runtime's only clock (milliseconds); tests pass a fixed one. */
 export async function startServer(config: Config, log: Log, clock: () => number = Date.now): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
-  const markets = loadMarkets();
+  const marketsPath = defaultMarketsPath;
+  const markets = loadMarkets(marketsPath);
   const db = openDatabase(config.dataDir);
-  const readModelDb = openReadModelDatabase(config.dataDir);
-  const readModels = new ReadModels(readModelDb, markets, clock);
+  const readModels = new ReadModels({ dataDir: config.dataDir, markets, marketsPath });
+  const tickers = new Tickers(markets, clock);
   // Consumers of durable batches, in order: each sees a batch once its journal write is durable and
-  // before any submitter of it is answered, so nothing is shown that a crash could take back.
-  const durableFeeds: Array<(batch: DurableBatch) => void> = [(batch) => readModels.applyBatch(batch)];
+  // before any submitter of it is answered, so nothing is shown that a crash could take back. The tickers
+  // come before the market data, whose price and market messages carry their 24-hour figures.
+  const durableFeeds: Array<(batch: DurableBatch) => void> = [(batch) => readModels.applyBatch(batch), (batch) => tickers.applyBatch(batch)];
   const app = uWS.App();
   const stream = new ExchangeStream(app, { markets, log, backpressureBytes: config.wsBackpressureBytes, connectionsMax: config.wsConnectionsMax });
   const durable = DurableEngine.open({
@@ -86,13 +88,15 @@ export async function startServer(config: Config, log: Log, clock: () => number 
     replayFeed: readModels.replayFeed(),
   });
   readModels.finishReplay(durable.recovery.lastSeq);
-  const marketData = new MarketData({ markets, engine: durable.engine, sink: stream });
+  tickers.restore(markets, readModels.queries);
+  const marketData = new MarketData({ markets, engine: durable.engine, sink: stream, dayFigures: (pair) => dayFigures(pair, tickers.view(pair.id)) });
   stream.attach(marketData);
   durableFeeds.push((batch) => marketData.onBatch(batch));
   const tokens = new Tokens(db, clock);
   const keys = new ApiKeys(db, clock);
   const twoFactor = new TwoFactor(db, clock);
-  const context: ShellContext = { config, durable, markets, marketData, readModels, clock, log, identity: { db, tokens, keys, twoFactor } };
+  const streamConnections = (): number => stream.openConnections;
+  const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, streamConnections, clock, log, identity: { db, tokens, keys, twoFactor } };
   const table = buildRouteTable(context);
   table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey), log });
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
@@ -110,10 +114,10 @@ export async function startServer(config: Config, log: Log, clock: () => number 
         uWS.us_listen_socket_close(listenSocket);
         stream.closeAll();
         await durable.close();
-        readModels.flush();
-        readModelDb.close();
+        await readModels.close();
         db.close();
-        log('stopped', { last_seq: durable.sequencer.lastSeq });
+        const { lastSeq, durableBatches, durableCommands } = durable.sequencer;
+        log('stopped', { last_seq: lastSeq, durable_batches: durableBatches, durable_commands: durableCommands });
       })();
       return closing;
     },

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Result } from './results.ts';
-import { amountToAtoms, buildMarkets, formatAtoms, formatPrice, formatQuantity, parseStep, priceToTicks, quantityToLots, safeProduct, toSteps, newConversion } from './units.ts';
+import { amountToAtoms, buildMarkets, formatAtoms, formatPrice, formatQuantity, formatSteps, parseStep, priceToTicks, quantityToLots, safeProduct, toSteps, newConversion } from './units.ts';
 import { loadMarkets } from '../runtime/markets.ts';
 
 const markets = loadMarkets();
@@ -98,6 +98,10 @@ test('integers format back to decimal strings with the step s decimals', () => {
   for (const text of ['0.01', '1.23', '999999.99', '3000.00']) {
     assert.equal(formatPrice(priceToTicks(text, eth).value, eth), text);
   }
+  // Steps that are not one unit of their last decimal take the exact product.
+  assert.equal(formatSteps(7, parseStep('0.05')), '0.35');
+  assert.equal(formatSteps(-3, parseStep('25')), '-75');
+  assert.equal(formatSteps(Number.MAX_SAFE_INTEGER, parseStep('0.5')), '4503599627370495.5');
 });
 
 test('market tables refuse grids that are not whole atoms', () => {

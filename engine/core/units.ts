@@ -188,7 +188,9 @@ export function amountToAtoms(input: unknown, asset: Asset, out: Conversion = ne
 /** An integer count of steps as a decimal string with exactly the step's decimals ("1234.50"). */
 export function formatSteps(count: number, step: Step): string {
   const negative = count < 0;
-  const digits = (BigInt(Math.abs(count)) * step.mantissa).toString();
+  // Steps of one unit of their last decimal (0.01, 0.0001, one atom) are nearly all of them; their digits
+  // are the count's own, with no BigInt product (which cost a microsecond per field in bench:http).
+  const digits = step.mantissa === 1n ? String(Math.abs(count)) : (BigInt(Math.abs(count)) * step.mantissa).toString();
   if (step.scale === 0) return negative ? '-' + digits : digits;
   const padded = digits.padStart(step.scale + 1, '0');
   const cut = padded.length - step.scale;

@@ -33,6 +33,15 @@ export class EventTape implements EventSink {
   length = 0;
   readonly strings: string[] = [];
 
+  /** A tape holding `numbers` (all of them) and `strings`, as another tape recorded them. */
+  static of(numbers: Float64Array<ArrayBuffer>, strings: readonly string[]): EventTape {
+    const tape = new EventTape();
+    tape.numbers = numbers;
+    tape.length = numbers.length;
+    tape.strings.push(...strings);
+    return tape;
+  }
+
   reset(): void {
     this.length = 0;
     this.strings.length = 0;

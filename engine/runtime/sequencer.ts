@@ -148,6 +148,9 @@ export class Sequencer {
   lastSeq: number;
   /** Seq of the last command known to be on disk. */
   durableSeq: number;
+  /** Batches made durable since start, and the commands in them: their ratio is the group-commit factor. */
+  durableBatches = 0;
+  durableCommands = 0;
   private readonly reader = new TapeReader();
   private filling: Batch;
   private spare: Batch;
@@ -291,6 +294,8 @@ export class Sequencer {
       return;
     }
     this.durableSeq = batch.lastSeq;
+    this.durableBatches++;
+    this.durableCommands += batch.count;
     this.options.onDurable?.(batch);
     const outcome = this.outcome;
     let start = 0;

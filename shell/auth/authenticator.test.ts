@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { openDatabase } from '../store/database.ts';
 import { Tokens } from './tokens.ts';
 import { ApiKeys } from './api-keys.ts';
-import { RateLimiter } from './rate-limit.ts';
+import { RateFigures, RateLimiter } from './rate-limit.ts';
 import { Authenticator } from './authenticator.ts';
 import { ApiError } from '../http/errors.ts';
 
@@ -22,23 +22,31 @@ test('a read key cannot trade; order limits follow the tier and count batch weig
     const authenticator = new Authenticator(new Tokens(db, clock), keys, new RateLimiter(clock), '');
     const readOnly = keys.create(1, 'r', ['read'], 'STANDARD').apiKey;
     const trader = keys.create(1, 't', ['read', 'trade'], 'STANDARD').apiKey;
-    const header = (key: string) => (name: string) => (name === 'x-api-key' ? key : '');
+    const credentials = (apiKey: string) => ({ apiKey, authorization: '', remoteAddress: '' });
+    const figures = new RateFigures();
+    const trade = { auth: 'key', permission: 'trade', rateLimit: 'orders' } as const;
     assert.throws(
-      () => authenticator.authenticate({ auth: 'key', permission: 'trade', rateLimit: 'orders', weight: 1 }, header(readOnly)),
+      () => authenticator.authenticate(trade, 1, credentials(readOnly), figures),
       (error: unknown) => error instanceof ApiError && error.status === 403 && error.code === 'PERMISSION_DENIED',
     );
-    const first = authenticator.authenticate({ auth: 'key', permission: 'trade', rateLimit: 'orders', weight: 2990 }, header(trader));
-    assert.ok(!(first instanceof Promise));
-    assert.equal(first.headers['X-RateLimit-Remaining'], '10');
+    const first = authenticator.authenticate(trade, 2990, credentials(trader), figures);
+    assert.ok(first !== null && !(first instanceof Promise));
+    assert.equal(first.userId, 1);
+    assert.deepEqual([figures.limit, figures.remaining, figures.resetS], [3000, 10, 1_800_000_060]);
     assert.throws(
-      () => authenticator.authenticate({ auth: 'key', permission: 'trade', rateLimit: 'orders', weight: 11 }, header(trader)),
+      () => authenticator.authenticate(trade, 11, credentials(trader), figures),
       (error: unknown) => error instanceof ApiError && error.status === 429,
     );
+    assert.equal(figures.remaining, 10);
+    // Revoking another key empties the key cache; the counts live apart from it and stay.
+    keys.revoke(1, keys.create(1, 'other', ['read'], 'STANDARD').record.id);
+    assert.throws(() => authenticator.authenticate(trade, 11, credentials(trader), figures), (error: unknown) => error instanceof ApiError && error.status === 429);
     now += 60_000;
-    const nextWindow = authenticator.authenticate({ auth: 'key', permission: 'trade', rateLimit: 'orders', weight: 11 }, header(trader));
-    assert.ok(!(nextWindow instanceof Promise) && nextWindow.headers['X-RateLimit-Remaining'] === '2989');
-    assert.throws(() => authenticator.authenticate({ auth: 'key', rateLimit: 'general', weight: 1 }, header('tpk_unknown')), /unknown or revoked/);
-    assert.throws(() => authenticator.authenticate({ auth: 'admin', rateLimit: 'none', weight: 1 }, header('x')), /disabled/);
+    const nextWindow = authenticator.authenticate(trade, 11, credentials(trader), figures);
+    assert.ok(nextWindow !== null && !(nextWindow instanceof Promise));
+    assert.equal(figures.remaining, 2989);
+    assert.throws(() => authenticator.authenticate({ auth: 'key', rateLimit: 'general' }, 1, credentials('tpk_unknown'), figures), /unknown or revoked/);
+    assert.throws(() => authenticator.authenticate({ auth: 'admin', rateLimit: 'none' }, 1, credentials('x'), figures), /disabled/);
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });

@@ -6,10 +6,10 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../http/errors.ts';
-import { remoteAddressHeader, type AuthKind, type RateLimitClass } from '../http/route-table.ts';
+import type { AuthKind, RateLimitClass } from '../http/route-table.ts';
 import type { Tokens } from './tokens.ts';
 import type { ApiKeys, Permission, Tier } from './api-keys.ts';
-import { anonymousGeneralPerMinute, credentialAttemptsPerMinute, generalPerMinute, ordersPerMinute, type RateLimiter } from './rate-limit.ts';
+import { anonymousGeneralPerMinute, credentialAttemptsPerMinute, generalPerMinute, ordersPerMinute, type RateFigures, type RateLimiter } from './rate-limit.ts';
 
 export interface Principal {
   readonly userId: number;
@@ -21,7 +21,8 @@ export interface Principal {
   readonly requestsPerMinute: number | null;
 }
 
-const adminPrincipal: Principal = { userId: 0, keyId: 0, permissions: ['read', 'trade'], tier: 'ADMIN', requestsPerMinute: null };
+const sessionPermissions: readonly Permission[] = ['read', 'trade'];
+const adminPrincipal: Principal = { userId: 0, keyId: 0, permissions: sessionPermissions, tier: 'ADMIN', requestsPerMinute: null };
 
 function sameText(a: string, b: string): boolean {
   const left = Buffer.from(a);
@@ -29,12 +30,19 @@ function sameText(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-export interface Access {
+/** What a route asks of its caller: the auth kind, the key permission and the rate-limit class. */
+export interface AccessRule {
   readonly auth: AuthKind;
   readonly permission?: Permission;
   readonly rateLimit: RateLimitClass;
-  /** Requests this call counts as (a batch counts each order). */
-  readonly weight: number;
+}
+
+/** The credentials a request carries: header values ('' when absent) and the client's address. */
+export interface Credentials {
+  readonly apiKey: string;
+  readonly authorization: string;
+  /** Read only for routes limited per address ('' otherwise). */
+  readonly remoteAddress: string;
 }
 
 export class Authenticator {
@@ -46,73 +54,69 @@ export class Authenticator {
   ) {}
 
   /**
-   * The principal (null for `none`) and the rate-limit headers to send; throws ApiError 401/403/429.
-   * Async only when a bearer token must be verified.
+   * The principal (null for `none`) after counting `weight` requests against the caller's limit; the
+   * figures for the X-RateLimit-* headers go into `figures` (left clear when the route is not limited).
+   * Throws ApiError 401/403/429. Async only when a bearer token must be verified.
    */
-  authenticate(access: Access, header: (name: string) => string): Result | Promise<Result> {
-    switch (access.auth) {
+  authenticate(rule: AccessRule, weight: number, credentials: Credentials, figures: RateFigures): Principal | null | Promise<Principal> {
+    switch (rule.auth) {
       case 'none':
-        return this.limitAddress(access, header(remoteAddressHeader));
+        this.limitAddress(rule.rateLimit, weight, credentials.remoteAddress, figures);
+        return null;
       case 'admin':
-        return { principal: this.admin(header), headers: {} };
+        return this.admin(credentials.apiKey);
       case 'key':
-        return this.limit(access, this.key(header('x-api-key'), access));
+        return this.limit(rule.rateLimit, weight, this.key(credentials.apiKey, rule.permission), figures);
       case 'bearer':
-        return this.bearer(header('authorization')).then((principal) => this.limit(access, principal));
-      case 'bearer_or_key': {
-        const key = header('x-api-key');
-        if (key !== '') return this.limit(access, this.key(key, access));
-        return this.bearer(header('authorization')).then((principal) => this.limit(access, principal));
-      }
+        return this.bearer(credentials.authorization).then((principal) => this.limit(rule.rateLimit, weight, principal, figures));
+      case 'bearer_or_key':
+        if (credentials.apiKey !== '') return this.limit(rule.rateLimit, weight, this.key(credentials.apiKey, rule.permission), figures);
+        return this.bearer(credentials.authorization).then((principal) => this.limit(rule.rateLimit, weight, principal, figures));
     }
   }
 
-  private admin(header: (name: string) => string): Principal {
+  private admin(apiKey: string): Principal {
     if (this.adminApiKey === '') throw new ApiError(404, 'NOT_FOUND', 'admin routes are disabled (ADMIN_API_KEY is not set)');
-    const key = header('x-api-key');
-    if (key === '') throw new ApiError(401, 'UNAUTHENTICATED', 'X-API-Key header required');
-    if (!sameText(key, this.adminApiKey)) throw new ApiError(403, 'FORBIDDEN', 'this key may not use admin routes');
+    if (apiKey === '') throw new ApiError(401, 'UNAUTHENTICATED', 'X-API-Key header required');
+    if (!sameText(apiKey, this.adminApiKey)) throw new ApiError(403, 'FORBIDDEN', 'this key may not use admin routes');
     return adminPrincipal;
   }
 
-  private key(apiKey: string, access: Access): Principal {
+  private key(apiKey: string, permission: Permission | undefined): Principal {
     if (apiKey === '') throw new ApiError(401, 'UNAUTHENTICATED', 'X-API-Key header required');
     const key = this.keys.find(apiKey);
     if (key === null) throw new ApiError(401, 'INVALID_API_KEY', 'the API key is unknown or revoked');
-    if (access.permission !== undefined && !key.permissions.includes(access.permission)) {
-      throw new ApiError(403, 'PERMISSION_DENIED', `this key lacks the ${access.permission} permission`);
+    if (permission !== undefined && !key.permissions.includes(permission)) {
+      throw new ApiError(403, 'PERMISSION_DENIED', `this key lacks the ${permission} permission`);
     }
-    return { userId: key.userId, keyId: key.id, permissions: key.permissions, tier: key.tier, requestsPerMinute: key.requestsPerMinute };
+    return key.principal;
   }
 
   private async bearer(authorization: string): Promise<Principal> {
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     if (match === null) throw new ApiError(401, 'UNAUTHENTICATED', 'Authorization: Bearer <access token> or X-API-Key required');
     const userId = await this.tokens.verifyAccess(match[1]!);
-    return { userId, keyId: 0, permissions: ['read', 'trade'], tier: 'STANDARD', requestsPerMinute: null };
+    return { userId, keyId: 0, permissions: sessionPermissions, tier: 'STANDARD', requestsPerMinute: null };
   }
 
   /** Routes without credentials count per client address (a login or code attempt at the stricter limit). */
-  private limitAddress(access: Access, address: string): Result {
-    if (access.rateLimit === 'none') return { principal: null, headers: {} };
-    const limit = access.rateLimit === 'credentials' ? credentialAttemptsPerMinute : anonymousGeneralPerMinute;
-    const decision = this.limiter.take(`address:${address}`, access.rateLimit, limit, access.weight);
-    if (!decision.allowed) throw new ApiError(429, 'RATE_LIMITED', `rate limit of ${limit} per minute from this address exceeded`, decision.headers);
-    return { principal: null, headers: decision.headers };
+  private limitAddress(rateLimit: RateLimitClass, weight: number, address: string, figures: RateFigures): void {
+    if (rateLimit === 'none') return;
+    const limit = rateLimit === 'credentials' ? credentialAttemptsPerMinute : anonymousGeneralPerMinute;
+    if (!this.limiter.takeAddress(rateLimit, address, limit, weight, figures)) {
+      throw new ApiError(429, 'RATE_LIMITED', `rate limit of ${limit} per minute from this address exceeded`);
+    }
   }
 
-  private limit(access: Access, principal: Principal): Result {
-    if (access.rateLimit === 'none') return { principal, headers: {} };
-    const perMinute = access.rateLimit === 'orders' ? ordersPerMinute : generalPerMinute;
-    const subject = principal.keyId !== 0 ? `key:${principal.keyId}` : `user:${principal.userId}`;
+  private limit(rateLimit: RateLimitClass, weight: number, principal: Principal, figures: RateFigures): Principal {
+    if (rateLimit === 'none') return principal;
+    const perMinute = rateLimit === 'orders' ? ordersPerMinute : generalPerMinute;
     const limit = principal.requestsPerMinute ?? perMinute[principal.tier];
-    const decision = this.limiter.take(subject, access.rateLimit, limit, access.weight);
-    if (!decision.allowed) throw new ApiError(429, 'RATE_LIMITED', `rate limit of ${decision.headers['X-RateLimit-Limit']} per minute exceeded`, decision.headers);
-    return { principal, headers: decision.headers };
+    // Keys and users have separate id spaces: a session counts under its user's id negated.
+    const subject = principal.keyId !== 0 ? principal.keyId : -principal.userId;
+    if (!this.limiter.takeSubject(rateLimit, subject, limit, weight, figures)) {
+      throw new ApiError(429, 'RATE_LIMITED', `rate limit of ${limit} per minute exceeded`);
+    }
+    return principal;
   }
-}
-
-export interface Result {
-  readonly principal: Principal | null;
-  readonly headers: Record<string, string>;
 }

@@ -30,7 +30,7 @@ export function discoveryRoutes(table: RouteTable): Route[] {
       summary: 'The OpenAPI 3.1 document of every public route',
       handler: () => {
         openApiText ??= JSON.stringify(openApiDocument(table));
-        return { body: openApiText, contentType: 'application/json' };
+        return { text: openApiText, contentType: 'application/json' };
       },
     },
     {
@@ -41,7 +41,7 @@ export function discoveryRoutes(table: RouteTable): Route[] {
       summary: 'A plain-text guide for agents: what the service is and one line per public route',
       handler: () => {
         llmsTxt ??= llmsText(table);
-        return { body: llmsTxt, contentType: 'text/plain; charset=utf-8' };
+        return { text: llmsTxt, contentType: 'text/plain; charset=utf-8' };
       },
     },
   ];

@@ -61,6 +61,27 @@ export function adminRoutes(context: ShellContext): Route[] {
       },
     },
     {
+      method: 'GET',
+      path: '/admin/v1/stats',
+      auth: 'admin',
+      rateLimit: 'none',
+      summary: 'Counters of the running server: seqs, group commit (durable batches and commands), read-model lag, stream connections',
+      handler: () => {
+        const sequencer = context.durable.sequencer;
+        return {
+          body: {
+            last_seq: sequencer.lastSeq,
+            durable_seq: sequencer.durableSeq,
+            durable_batches: sequencer.durableBatches,
+            durable_commands: sequencer.durableCommands,
+            read_models_applied_seq: context.readModels.appliedSeq,
+            read_models_lag_commands: context.readModels.lagCommands,
+            stream_connections: context.streamConnections(),
+          },
+        };
+      },
+    },
+    {
       method: 'PATCH',
       path: '/admin/v1/api-keys/{key_id}',
       auth: 'admin',

@@ -10,12 +10,15 @@ import { sideNames, type Mode } from '../../engine/core/commands.ts';
 import { formatAtoms, formatPrice, formatQuantity, formatSteps, type Pair } from '../../engine/core/units.ts';
 import { defaultMarketsPath } from '../../engine/runtime/markets.ts';
 import { candleIntervals } from '../read-models/candles.ts';
-import type { CandleRow, FillRow, OrderRow, ReadModels, TradeRow } from '../read-models/read-models.ts';
+import type { CandleRow, FillRow, OrderRow, TradeRow } from '../read-models/queries.ts';
+import type { ReadModels } from '../read-models/read-models.ts';
 import type { TickerView } from '../read-models/ticker.ts';
+import type { DayFigures } from '../market/market-data.ts';
 import { ApiError } from './errors.ts';
 import { pairOf } from './exchange-public.ts';
-import { modeOf, modeQuery, orderFields } from './exchange-orders.ts';
-import type { Route } from './route-table.ts';
+import { modeOf, modeQuery } from './exchange-orders.ts';
+import { orderJson } from './order-json.ts';
+import type { Reply, Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
 
 /** Page sizes: order history up to 500, trades, fills and candles up to 1 000; 100 by default. */
@@ -63,14 +66,10 @@ function page<T>(rows: T[], limit: number, idOf: (row: T) => number): { rows: T[
 const iso = (ms: number): string => new Date(ms).toISOString();
 const priceOrNull = (ticks: number | null, pair: Pair): string | null => (ticks === null ? null : formatPrice(ticks, pair));
 
-/** An order from the read models: the placement record's fields plus fees paid and the last change. */
-function orderRecord(pair: Pair, order: OrderRow): Record<string, unknown> {
-  return {
-    ...orderFields(pair, order),
-    fee: formatAtoms(order.feeAtoms, pair.quote),
-    fee_asset: pair.quote.symbol,
-    updated_at: iso(order.updatedAtMs),
-  };
+/** An order from the read models, as JSON: the placement record's fields plus fees paid and the last change. */
+function orderRecordJson(pair: Pair, order: OrderRow): string {
+  const tail = `,"fee":"${formatAtoms(order.feeAtoms, pair.quote)}","fee_asset":${JSON.stringify(pair.quote.symbol)},"updated_at":"${iso(order.updatedAtMs)}"`;
+  return orderJson(pair, order, order.status, order.filledLots, order.filledNotionalAtoms, order.createdAtMs, tail);
 }
 
 function tradeRecord(pair: Pair, trade: TradeRow): Record<string, unknown> {
@@ -118,23 +117,42 @@ function candleRecord(pair: Pair, candle: CandleRow): Record<string, unknown> {
  * zero), and the volumes. Null prices mean the pair never traded.
  */
 export function tickerFields(pair: Pair, view: TickerView): Record<string, unknown> {
-  const last = view.lastPriceTicks;
-  const open = view.openPriceTicks;
-  const changeTicks = last === null || open === null ? null : last - open;
-  const hundredths = changeTicks === null || open === null ? null : Math.sign(changeTicks) * Math.round((Math.abs(changeTicks) * 10_000) / open);
+  const change = changeOf(pair, view);
   return {
     symbol: pair.base.symbol,
     pair: pair.name,
-    price: priceOrNull(last, pair),
-    open_24h: priceOrNull(open, pair),
+    price: priceOrNull(view.lastPriceTicks, pair),
+    open_24h: priceOrNull(view.openPriceTicks, pair),
     high_24h: priceOrNull(view.highPriceTicks, pair),
     low_24h: priceOrNull(view.lowPriceTicks, pair),
-    change_24h: changeTicks === null ? null : formatPrice(changeTicks, pair),
-    change_percent_24h: hundredths === null ? null : formatSteps(hundredths, { mantissa: 1n, scale: 2 }),
+    change_24h: change.absolute,
+    change_percent_24h: change.percent,
     volume_24h: formatQuantity(view.volumeLots, pair),
     quote_volume_24h: formatAtoms(view.quoteVolumeAtoms, pair.quote),
     trades_24h: view.trades,
     window_start: iso(view.windowStartMs),
+  };
+}
+
+/** The change since the window's open: absolute, and in percent with two decimals rounded half away from zero. */
+function changeOf(pair: Pair, view: TickerView): { absolute: string | null; percent: string | null } {
+  const last = view.lastPriceTicks;
+  const open = view.openPriceTicks;
+  if (last === null || open === null) return { absolute: null, percent: null };
+  const changeTicks = last - open;
+  const hundredths = Math.sign(changeTicks) * Math.round((Math.abs(changeTicks) * 10_000) / open);
+  return { absolute: formatPrice(changeTicks, pair), percent: formatSteps(hundredths, { mantissa: 1n, scale: 2 }) };
+}
+
+/** The 24-hour figures the price and market streams carry, as the ticker route gives them. */
+export function dayFigures(pair: Pair, view: TickerView): DayFigures {
+  const change = changeOf(pair, view);
+  return {
+    change24h: change.absolute,
+    changePercent24h: change.percent,
+    volume24h: formatQuantity(view.volumeLots, pair),
+    high24h: priceOrNull(view.highPriceTicks, pair),
+    low24h: priceOrNull(view.lowPriceTicks, pair),
   };
 }
 
@@ -152,6 +170,15 @@ export function loadCirculatingSupply(path: string = defaultMarketsPath): Map<st
 
 export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadModels): Route[] {
   const supply = loadCirculatingSupply();
+  const queries = readModels.queries;
+  /**
+   * Runs a query once the read models hold every command that was durable when the request arrived:
+   * whatever a client was answered for, it then reads back.
+   */
+  const committed = (query: () => Reply): Reply | Promise<Reply> => {
+    const ready = readModels.whenApplied(context.durable.sequencer.durableSeq);
+    return ready === null ? query() : ready.then(query);
+  };
   /** Price × supply, exact: the supply scales the tick's mantissa, so no product leaves the safe range. */
   const marketCap = (pair: Pair, lastPriceTicks: number | null): string | null => {
     const tokens = supply.get(pair.base.symbol);
@@ -167,21 +194,22 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       rateLimit: 'general',
       summary: 'The caller s orders on this pair (any status), newest first; limit 1..500 (100), before (order id), status, mode',
       query: pagedQuery({ status: { enum: storedStatuses } }),
-      handler: (request) => {
-        const pair = pairOf(context, request.params['symbol']);
-        const limit = integerField(request.query, 'limit', 1, historyLimitMax, limitDefault);
-        const status = request.query['status'];
-        const rows = readModels.orderHistory({
-          userId: request.principal!.userId,
-          pairId: pair.id,
-          mode: modeOf(request.query),
-          limit: limit + 1,
-          beforeOrderId: integerField(request.query, 'before', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
-          ...(status === undefined ? {} : { status: orderStatusNames.indexOf(status as (typeof orderStatusNames)[number]) as OrderStatus }),
-        });
-        const found = page(rows, limit, (order) => order.orderId);
-        return { body: { orders: found.rows.map((order) => orderRecord(pair, order)), next_before: found.nextBefore } };
-      },
+      handler: (request) =>
+        committed(() => {
+          const pair = pairOf(context, request.params['symbol']);
+          const limit = integerField(request.query, 'limit', 1, historyLimitMax, limitDefault);
+          const status = request.query['status'];
+          const rows = queries.orderHistory({
+            userId: request.principal!.userId,
+            pairId: pair.id,
+            mode: modeOf(request.query),
+            limit: limit + 1,
+            beforeOrderId: integerField(request.query, 'before', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
+            ...(status === undefined ? {} : { status: orderStatusNames.indexOf(status as (typeof orderStatusNames)[number]) as OrderStatus }),
+          });
+          const found = page(rows, limit, (order) => order.orderId);
+          return { json: `{"orders":[${found.rows.map((order) => orderRecordJson(pair, order)).join(',')}],"next_before":${JSON.stringify(found.nextBefore)}}` };
+        }),
     },
     {
       method: 'GET',
@@ -190,15 +218,16 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       permission: 'read',
       rateLimit: 'general',
       summary: 'One of the caller s orders in any status, live or paper, with fills so far and fees (404 for any other order)',
-      handler: (request) => {
-        const pair = pairOf(context, request.params['symbol']);
-        const orderId = /^[1-9][0-9]{0,15}$/.test(request.params['order_id'] ?? '') ? Number(request.params['order_id']) : 0;
-        const order = Number.isSafeInteger(orderId) && orderId > 0 ? readModels.order(orderId) : undefined;
-        if (order === undefined || order.userId !== request.principal!.userId || order.pairId !== pair.id) {
-          throw new ApiError(404, 'ORDER_NOT_FOUND', 'no such order');
-        }
-        return { body: orderRecord(pair, order) };
-      },
+      handler: (request) =>
+        committed(() => {
+          const pair = pairOf(context, request.params['symbol']);
+          const orderId = /^[1-9][0-9]{0,15}$/.test(request.params['order_id'] ?? '') ? Number(request.params['order_id']) : 0;
+          const order = Number.isSafeInteger(orderId) && orderId > 0 ? queries.order(orderId) : undefined;
+          if (order === undefined || order.userId !== request.principal!.userId || order.pairId !== pair.id) {
+            throw new ApiError(404, 'ORDER_NOT_FOUND', 'no such order');
+          }
+          return { json: orderRecordJson(pair, order) };
+        }),
     },
     {
       method: 'GET',
@@ -207,13 +236,14 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       rateLimit: 'general',
       summary: 'Recent public trades of the live book, newest first; limit 1..1000 (100), before (trade id); side is the taker s',
       query: { type: 'object', additionalProperties: false, properties: { limit: text, before: text } },
-      handler: (request) => {
-        const pair = pairOf(context, request.params['symbol']);
-        const limit = integerField(request.query, 'limit', 1, tradesLimitMax, limitDefault);
-        const before = integerField(request.query, 'before', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
-        const found = page(readModels.trades(pair.id, 0, limit + 1, before), limit, (trade) => trade.tradeId);
-        return { body: { symbol: pair.base.symbol, pair: pair.name, trades: found.rows.map((trade) => tradeRecord(pair, trade)), next_before: found.nextBefore } };
-      },
+      handler: (request) =>
+        committed(() => {
+          const pair = pairOf(context, request.params['symbol']);
+          const limit = integerField(request.query, 'limit', 1, tradesLimitMax, limitDefault);
+          const before = integerField(request.query, 'before', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+          const found = page(queries.trades(pair.id, 0, limit + 1, before), limit, (trade) => trade.tradeId);
+          return { body: { symbol: pair.base.symbol, pair: pair.name, trades: found.rows.map((trade) => tradeRecord(pair, trade)), next_before: found.nextBefore } };
+        }),
     },
     {
       method: 'GET',
@@ -223,14 +253,15 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       rateLimit: 'general',
       summary: 'The caller s fills on this pair, newest first, each with role (maker or taker), fee and order id; limit, before, mode',
       query: pagedQuery(),
-      handler: (request) => {
-        const pair = pairOf(context, request.params['symbol']);
-        const mode = modeOf(request.query);
-        const limit = integerField(request.query, 'limit', 1, tradesLimitMax, limitDefault);
-        const before = integerField(request.query, 'before', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
-        const found = page(readModels.fills(request.principal!.userId, pair.id, mode, limit + 1, before), limit, (fill) => fill.tradeId);
-        return { body: { trades: found.rows.map((fill) => fillRecord(pair, fill, mode)), next_before: found.nextBefore } };
-      },
+      handler: (request) =>
+        committed(() => {
+          const pair = pairOf(context, request.params['symbol']);
+          const mode = modeOf(request.query);
+          const limit = integerField(request.query, 'limit', 1, tradesLimitMax, limitDefault);
+          const before = integerField(request.query, 'before', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+          const found = page(queries.fills(request.principal!.userId, pair.id, mode, limit + 1, before), limit, (fill) => fill.tradeId);
+          return { body: { trades: found.rows.map((fill) => fillRecord(pair, fill, mode)), next_before: found.nextBefore } };
+        }),
     },
     {
       method: 'GET',
@@ -240,7 +271,7 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       summary: '24-hour rolling ticker of the live book: last price, open, high, low, change (absolute and percent), volumes',
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
-        return { body: { ...tickerFields(pair, readModels.ticker(pair.id)), timestamp: iso(context.clock()) } };
+        return { body: { ...tickerFields(pair, context.tickers.view(pair.id)), timestamp: iso(context.clock()) } };
       },
     },
     {
@@ -251,7 +282,7 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       summary: 'Price, 24-hour high, low, volume and change, and market cap (price × circulating supply; null when unknown)',
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
-        const view = readModels.ticker(pair.id);
+        const view = context.tickers.view(pair.id);
         const tokens = supply.get(pair.base.symbol);
         return {
           body: {
@@ -275,23 +306,24 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
         additionalProperties: false,
         properties: { interval: { enum: candleIntervals.map((interval) => interval.name) }, limit: text, start: text, end: text },
       },
-      handler: (request) => {
-        const pair = pairOf(context, request.params['symbol']);
-        const interval = candleIntervals.find((candidate) => candidate.name === (request.query['interval'] ?? '1h'))!;
-        const limit = integerField(request.query, 'limit', 1, candlesLimitMax, limitDefault);
-        const startMs = timeField(request.query, 'start');
-        const endMs = timeField(request.query, 'end');
-        if (startMs !== undefined && endMs !== undefined && startMs > endMs) throw new ApiError(422, 'VALIDATION_FAILED', 'query.start: must not be after end');
-        const candles = readModels.candles({
-          pairId: pair.id,
-          intervalMs: interval.ms,
-          limit,
-          // A start inside a bucket includes that bucket.
-          ...(startMs === undefined ? {} : { startMs: startMs - (startMs % interval.ms) }),
-          ...(endMs === undefined ? {} : { endMs }),
-        });
-        return { body: { symbol: pair.base.symbol, pair: pair.name, interval: interval.name, candles: candles.map((candle) => candleRecord(pair, candle)) } };
-      },
+      handler: (request) =>
+        committed(() => {
+          const pair = pairOf(context, request.params['symbol']);
+          const interval = candleIntervals.find((candidate) => candidate.name === (request.query['interval'] ?? '1h'))!;
+          const limit = integerField(request.query, 'limit', 1, candlesLimitMax, limitDefault);
+          const startMs = timeField(request.query, 'start');
+          const endMs = timeField(request.query, 'end');
+          if (startMs !== undefined && endMs !== undefined && startMs > endMs) throw new ApiError(422, 'VALIDATION_FAILED', 'query.start: must not be after end');
+          const candles = queries.candles({
+            pairId: pair.id,
+            intervalMs: interval.ms,
+            limit,
+            // A start inside a bucket includes that bucket.
+            ...(startMs === undefined ? {} : { startMs: startMs - (startMs % interval.ms) }),
+            ...(endMs === undefined ? {} : { endMs }),
+          });
+          return { body: { symbol: pair.base.symbol, pair: pair.name, interval: interval.name, candles: candles.map((candle) => candleRecord(pair, candle)) } };
+        }),
     },
   ];
 }

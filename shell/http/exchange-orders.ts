@@ -21,12 +21,14 @@ import {
 } from '../../engine/core/commands.ts';
 import { EventKind, OrderStatus, orderStatusNames, type EngineEvent } from '../../engine/core/events.ts';
 import { Result, resultCode, resultMessage } from '../../engine/core/results.ts';
-import { formatPrice, formatQuantity, formatSteps, priceToTicks, quantityToLots, type Pair } from '../../engine/core/units.ts';
+import { formatPrice, formatQuantity, priceToTicks, quantityToLots, type Pair } from '../../engine/core/units.ts';
 import { noSlot } from '../../engine/core/order-store.ts';
 import type { Outcome } from '../../engine/runtime/sequencer.ts';
-import { ApiError, engineRefusal } from './errors.ts';
-import type { Reply, Route } from './route-table.ts';
+import { ApiError, engineRefusal, errorBody } from './errors.ts';
+import { averagePrice, fillJson, orderJson } from './order-json.ts';
+import { later, type Later, type Reply, type RequestContext, type Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
+import { ReadModelsBusyError } from '../read-models/read-models.ts';
 import { pairOf } from './exchange-public.ts';
 
 const decimal = { oneOf: [{ type: 'string', minLength: 1, maxLength: 40 }, { type: 'number' }] };
@@ -112,100 +114,89 @@ export function orderCommand(pair: Pair, userId: number, body: OrderBody): Place
   };
 }
 
-/** `numerator / denominator` steps as a decimal string with the step's decimals plus `extra`, rounded down. */
-function formatRatio(numerator: number, denominator: number, scale: { mantissa: bigint; scale: number }, extra: number): string {
-  const factor = 10n ** BigInt(extra);
-  const scaled = (BigInt(numerator) * scale.mantissa * factor) / BigInt(denominator);
-  return formatSteps(Number(scaled), { mantissa: 1n, scale: scale.scale + extra });
-}
+/**
+ * Reads what one command did to one order off the command's events: its status, what it filled and the
+ * fills as JSON. One instance, reused: the sequencer's callbacks run one at a time.
+ */
+class OrderProgress {
+  orderId = 0;
+  pair: Pair | null = null;
+  status: number = OrderStatus.open;
+  filledLots = 0;
+  notionalAtoms = 0;
+  fills = '';
+  readonly visit = (event: EngineEvent): void => this.apply(event);
 
-/** An order's fields as every order record shows them, whether read from events or from the read models. */
-export interface OrderView extends Omit<OrderRequest, 'userId' | 'pairId'> {
-  readonly status: number;
-  readonly filledLots: number;
-  readonly filledNotionalAtoms: number;
-  readonly createdAtMs: number;
-}
+  read(pair: Pair, orderId: number, outcome: Outcome): void {
+    this.orderId = orderId;
+    this.pair = pair;
+    this.status = OrderStatus.open;
+    this.filledLots = 0;
+    this.notionalAtoms = 0;
+    this.fills = '';
+    outcome.forEachEvent(this.visit);
+  }
 
-/** The order record of SPEC.md with its progress. */
-export function orderFields(pair: Pair, order: OrderView): Record<string, unknown> {
-  const isMarket = order.orderType === OrderType.market || order.orderType === OrderType.stopMarket;
-  return {
-    order_id: String(order.orderId),
-    client_order_id: order.clientOrderId === '' ? null : order.clientOrderId,
-    symbol: pair.base.symbol,
-    pair: pair.name,
-    side: sideNames[order.side],
-    order_type: orderTypeNames[order.orderType],
-    time_in_force: timeInForceNames[order.timeInForce],
-    post_only: order.postOnly,
-    stp: selfTradePreventionNames[order.selfTradePrevention],
-    quantity: formatQuantity(order.quantityLots, pair),
-    price: isMarket ? null : formatPrice(order.priceTicks, pair),
-    stop_price: order.stopPriceTicks === 0 ? null : formatPrice(order.stopPriceTicks, pair),
-    mode: modeNames[order.mode],
-    status: orderStatusNames[order.status],
-    filled_quantity: formatQuantity(order.filledLots, pair),
-    average_price: order.filledLots === 0 ? null : formatRatio(order.filledNotionalAtoms, order.filledLots * pair.quoteAtomsPerTickLot, pair.tick, 4),
-    created_at: new Date(order.createdAtMs).toISOString(),
-  };
-}
-
-/** The order record built from the events of the command that placed it. */
-export function orderRecord(pair: Pair, command: OrderRequest, outcome: Outcome): Record<string, unknown> {
-  let status: number = OrderStatus.open;
-  let filledLots = 0;
-  let notionalAtoms = 0;
-  const fills: Array<Record<string, unknown>> = [];
-  outcome.forEachEvent((event: EngineEvent) => {
+  private apply(event: EngineEvent): void {
     switch (event.kind) {
       case EventKind.orderAccepted:
-        if (event.orderId === command.orderId) status = event.status;
+        if (event.orderId === this.orderId) this.status = event.status;
         break;
       case EventKind.stopTriggered:
-        if (event.orderId === command.orderId) status = OrderStatus.open;
+        if (event.orderId === this.orderId) this.status = OrderStatus.open;
         break;
       case EventKind.tradeExecuted: {
-        const taker = event.takerOrderId === command.orderId;
-        if (!taker && event.makerOrderId !== command.orderId) break;
-        filledLots += event.quantityLots;
-        notionalAtoms += event.notionalAtoms;
-        fills.push({
-          trade_id: String(event.tradeId),
-          price: formatPrice(event.priceTicks, pair),
-          quantity: formatQuantity(event.quantityLots, pair),
-          fee: formatSteps(taker ? event.takerFeeAtoms : event.makerFeeAtoms, pair.quote.atom),
-          fee_asset: pair.quote.symbol,
-          liquidity: taker ? 'taker' : 'maker',
-        });
+        const taker = event.takerOrderId === this.orderId;
+        if (!taker && event.makerOrderId !== this.orderId) break;
+        this.filledLots += event.quantityLots;
+        this.notionalAtoms += event.notionalAtoms;
+        const fee = taker ? event.takerFeeAtoms : event.makerFeeAtoms;
+        const fill = fillJson(this.pair!, event.tradeId, event.priceTicks, event.quantityLots, fee, taker);
+        this.fills = this.fills === '' ? fill : `${this.fills},${fill}`;
         break;
       }
       case EventKind.orderCancelled:
-        if (event.orderId === command.orderId) status = OrderStatus.cancelled;
+        if (event.orderId === this.orderId) this.status = OrderStatus.cancelled;
         break;
       case EventKind.orderExpired:
-        if (event.orderId === command.orderId) status = OrderStatus.expired;
+        if (event.orderId === this.orderId) this.status = OrderStatus.expired;
         break;
       default:
         break;
     }
-  });
-  if (status === OrderStatus.open && filledLots > 0) status = filledLots === command.quantityLots ? OrderStatus.filled : OrderStatus.partiallyFilled;
-  return { ...orderFields(pair, { ...command, status, filledLots, filledNotionalAtoms: notionalAtoms, createdAtMs: outcome.ts }), fills };
+  }
 }
 
-/** Resolves with the reply built inside the sequencer's callback (the outcome is only valid there). */
-function enqueue(context: ShellContext, command: Command, build: (outcome: Outcome) => Reply): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    context.durable.enqueue(command, (outcome) => {
-      if (outcome.error !== null) return reject(outcome.error);
-      try {
-        resolve(build(outcome));
-      } catch (error) {
-        reject(error);
-      }
-    });
+const progress = new OrderProgress();
+
+/** The order record, as JSON, built from the events of the command that placed it. */
+export function orderRecordJson(pair: Pair, command: OrderRequest, outcome: Outcome): string {
+  progress.read(pair, command.orderId, outcome);
+  let status = progress.status;
+  if (status === OrderStatus.open && progress.filledLots > 0) {
+    status = progress.filledLots === command.quantityLots ? OrderStatus.filled : OrderStatus.partiallyFilled;
+  }
+  return orderJson(pair, command, status, progress.filledLots, progress.notionalAtoms, outcome.ts, `,"fills":[${progress.fills}]`);
+}
+
+/**
+ * Runs a command and answers `request` from the sequencer's callback once it is durable, with the reply
+ * `build` makes there (the outcome is only valid during the callback).
+ */
+function enqueue(context: ShellContext, request: RequestContext, command: Command, build: (outcome: Outcome) => Reply): Later {
+  // Commands whose events the read models could not take in yet wait outside, not in an unbounded queue.
+  if (context.readModels.busy) throw new ReadModelsBusyError(`${context.readModels.lagCommands} commands to write`);
+  context.durable.enqueue(command, (outcome) => {
+    if (outcome.error !== null) return request.fail(outcome.error);
+    let reply: Reply;
+    try {
+      reply = build(outcome);
+    } catch (error) {
+      return request.fail(error);
+    }
+    request.reply(reply);
   });
+  return later;
 }
 
 export const modeQuery = { type: 'object', additionalProperties: false, properties: { mode: { enum: ['live', 'paper'] } } };
@@ -216,13 +207,13 @@ export function modeOf(query: Readonly<Record<string, string>>): Mode {
 
 export function exchangeOrderRoutes(context: ShellContext): Route[] {
   const engine = context.durable.engine;
-  const place = (pair: Pair, userId: number, body: OrderBody): Promise<Reply> => {
-    const command = orderCommand(pair, userId, body);
+  const place = (request: RequestContext, pair: Pair, body: OrderBody): Later => {
+    const command = orderCommand(pair, request.principal!.userId, body);
     // Ids are minted here, just before the command is sequenced: the engine requires them to increase.
     command.orderId = engine.lastOrderId + 1;
-    return enqueue(context, command, (outcome) => {
+    return enqueue(context, request, command, (outcome) => {
       if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
-      return { status: 201, body: orderRecord(pair, command, outcome) };
+      return { status: 201, json: orderRecordJson(pair, command, outcome) };
     });
   };
   return [
@@ -234,7 +225,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
       rateLimit: 'orders',
       summary: 'Place an order (limit, market, ioc, stop_limit, stop_market; GTC/IOC/FOK, post_only, client_order_id, stp; live or paper)',
       body: orderBody,
-      handler: (request) => place(pairOf(context, request.params['symbol']), request.principal!.userId, request.body as OrderBody),
+      handler: (request) => place(request, pairOf(context, request.params['symbol']), request.body as OrderBody),
     },
     {
       method: 'POST',
@@ -248,7 +239,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
         const body = request.body as OrderBody & { pair?: string; symbol?: string };
         const named = body.pair ?? body.symbol;
         if (named === undefined) throw new ApiError(422, 'VALIDATION_FAILED', 'body.pair: pair (BASE/QUOTE) or symbol is required');
-        return place(pairOf(context, named), request.principal!.userId, body);
+        return place(request, pairOf(context, named), body);
       },
     },
     {
@@ -268,7 +259,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
           throw new ApiError(404, 'ORDER_NOT_FOUND', 'no such open order');
         }
         const command: Command = { kind: CommandKind.cancelOrder, seq: 0, ts: 0, userId: request.principal!.userId, mode, orderId, clientOrderId: '' };
-        return enqueue(context, command, (outcome) => {
+        return enqueue(context, request, command, (outcome) => {
           if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
           let remainingLots = 0;
           outcome.forEachEvent((event) => {
@@ -305,18 +296,18 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
           item.command.orderId = engine.lastOrderId + 1 + orders.length;
           orders.push(item.command);
         }
-        const errorOf = (error: ApiError) => ({ error: { code: error.code, message: error.message } });
-        if (orders.length === 0) return { status: 200, body: { results: items.map((item) => errorOf(item.error!)) } };
+        const errorOf = (error: ApiError): string => errorBody(error.code, error.message);
+        if (orders.length === 0) return { status: 200, json: `{"results":[${items.map((item) => errorOf(item.error!)).join(',')}]}` };
         const command: Command = { kind: CommandKind.placeBatch, seq: 0, ts: 0, orders };
-        return enqueue(context, command, (outcome) => {
+        return enqueue(context, request, command, (outcome) => {
           if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
           let next = 0;
           const results = items.map((item) => {
             if (item.command === null) return errorOf(item.error!);
             const result = outcome.batchResults[next++]!;
-            return result === Result.ok ? orderRecord(pair, item.command, outcome) : errorOf(engineRefusal(result));
+            return result === Result.ok ? orderRecordJson(pair, item.command, outcome) : errorOf(engineRefusal(result));
           });
-          return { body: { results } };
+          return { json: `{"results":[${results.join(',')}]}` };
         });
       },
     },
@@ -338,7 +329,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
       handler: (request) => {
         const orderIds = (request.body as { order_ids: string[] }).order_ids.map(Number);
         const command: Command = { kind: CommandKind.cancelBatch, seq: 0, ts: 0, userId: request.principal!.userId, mode: modeOf(request.query), orderIds };
-        return enqueue(context, command, (outcome) => {
+        return enqueue(context, request, command, (outcome) => {
           if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
           const results = orderIds.map((orderId, index) => {
             const result = outcome.batchResults[index]!;
@@ -359,7 +350,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
         const command: Command = { kind: CommandKind.cancelAll, seq: 0, ts: 0, userId: request.principal!.userId, mode: modeOf(request.query), pairId: pair.id };
-        return enqueue(context, command, (outcome) => {
+        return enqueue(context, request, command, (outcome) => {
           if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
           const cancelled: string[] = [];
           outcome.forEachEvent((event) => {
@@ -392,7 +383,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
         const slot = Number.isSafeInteger(orderId) && orderId > 0 ? engine.slotOf(orderId) : noSlot;
         if (slot === noSlot || engine.contexts[engine.orders.context[slot]!]!.pair !== pair) throw new ApiError(404, 'ORDER_NOT_FOUND', 'no such open order');
         const command: Command = { kind: CommandKind.amendOrder, seq: 0, ts: 0, userId: request.principal!.userId, mode: modeOf(request.query), orderId, priceTicks, quantityLots };
-        return enqueue(context, command, (outcome) => {
+        return enqueue(context, request, command, (outcome) => {
           if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
           let amended: Record<string, unknown> = { order_id: String(orderId), unchanged: true };
           let filledLots = 0;
@@ -444,7 +435,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
               mode: modeNames[mode],
               status: orderStatusNames[store.status[slot]!],
               filled_quantity: formatQuantity(filledLots, pair),
-              average_price: filledLots === 0 ? null : formatRatio(store.filledNotionalAtoms[slot]!, filledLots * pair.quoteAtomsPerTickLot, pair.tick, 4),
+              average_price: averagePrice(pair, filledLots, store.filledNotionalAtoms[slot]!),
             };
           });
         return { body: { orders } };

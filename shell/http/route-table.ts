@@ -1,21 +1,28 @@
 /**
  * The route table: one declarative entry per endpoint (method, path, auth, rate-limit class, schemas,
- * summary, handler). From it the server builds its router and ajv validators; later it also yields the
- * OpenAPI document and the MCP tools. Adding an endpoint is one entry and one handler.
+ * summary, handler). From it the server builds its router and ajv validators; it also yields the OpenAPI
+ * document and llms.txt. Adding an endpoint is one entry and one handler.
  *
  * Request handling, in order: match the path (404 unknown, 405 wrong method), read the body within the
- * size limit (413), parse JSON (400), validate query and body (422 naming the field and the rule), check
- * credentials, run the handler, and write the reply corked. Every error has the shape
- * `{"error":{"code","message"}}`; an unexpected exception is logged and answered 500 with no details.
+ * size limit (413), parse JSON (400), check credentials and count the request against its rate limit
+ * (401/403/429), validate query and body (422 naming the field and the rule), run the handler, and write
+ * the reply corked. Every error has the shape `{"error":{"code","message"}}`; an unexpected exception is
+ * logged and answered 500 with no details.
+ *
+ * Each request is one `HttpExchange` object: its state and its steps are fields and methods rather than
+ * closures, because this path runs for every order a market maker sends (bench:http profiles showed the
+ * closures and header objects made per request as a large share of the thread's time).
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { ApiError, errorBody } from './errors.ts';
 import { Router } from './router.ts';
 import type { Log } from '../log.ts';
-import type { Authenticator, Principal, Result as AuthResult } from '../auth/authenticator.ts';
+import type { Authenticator, Credentials, Principal } from '../auth/authenticator.ts';
 import type { Permission } from '../auth/api-keys.ts';
+import { RateFigures } from '../auth/rate-limit.ts';
 import { SequencerBusyError, SequencerClosedError } from '../../engine/runtime/sequencer.ts';
+import { ReadModelsBusyError } from '../read-models/read-models.ts';
 
 export type Method = 'GET' | 'POST' | 'DELETE' | 'PATCH' | 'PUT';
 export type AuthKind = 'none' | 'admin' | 'bearer' | 'key' | 'bearer_or_key';
@@ -34,12 +41,32 @@ export interface RequestContext {
   readonly body: unknown;
   /** The caller, for routes that need one (null for `none`). */
   readonly principal: Principal | null;
-  /** One of the request headers the shell reads (`readHeaders`); '' for any other or when absent. */
+  /** One of the request headers the shell reads (x-api-key, authorization, host); '' for any other or when absent. */
   header(name: string): string;
+  /** Answers a handler that returned `later` (the first answer counts). */
+  reply(reply: Reply): void;
+  /** Answers a handler that returned `later` with an error, as a thrown one would be answered. */
+  fail(error: unknown): void;
 }
 
-/** A JSON reply; with `contentType`, `body` is text sent as it is (llms.txt). */
-export type Reply = { status?: number; headers?: Record<string, string> } & ({ body: unknown; contentType?: undefined } | { body: string; contentType: string });
+/**
+ * What a handler returns when it will answer through `reply` or `fail` itself, from a callback: the order
+ * routes answer from the sequencer's durable callback, and a promise per order cost more than the order's
+ * own work there.
+ */
+export const later: unique symbol = Symbol('later');
+export type Later = typeof later;
+
+interface ReplyBase {
+  status?: number;
+  headers?: Record<string, string>;
+}
+
+/**
+ * What a handler answers: `body`, encoded with JSON.stringify; `json`, JSON the handler encoded itself (the
+ * order paths build their records as text); or `text` with its content type (llms.txt).
+ */
+export type Reply = (ReplyBase & { body: unknown }) | (ReplyBase & { json: string }) | (ReplyBase & { text: string; contentType: string });
 
 export interface Route {
   readonly method: Method;
@@ -54,13 +81,15 @@ export interface Route {
   readonly query?: JsonSchema;
   readonly body?: JsonSchema;
   readonly response?: JsonSchema;
-  readonly handler: (context: RequestContext) => Reply | Promise<Reply>;
+  readonly handler: (context: RequestContext) => Reply | Promise<Reply> | Later;
 }
 
 interface CompiledRoute {
   readonly route: Route;
   readonly validateQuery: ValidateFunction | null;
   readonly validateBody: ValidateFunction | null;
+  /** Whether the client's address must be read: routes without credentials are limited per address. */
+  readonly limitsAddress: boolean;
 }
 
 export interface DispatchOptions {
@@ -69,12 +98,10 @@ export interface DispatchOptions {
   readonly log: Log;
 }
 
-/** The request headers handlers and the authenticator may read. */
-const readHeaders = ['x-api-key', 'authorization', 'host'] as const;
-/** The client's address, offered through `header()` to the rate limiter of routes without credentials. */
-export const remoteAddressHeader = ':remote-address';
-
 const Ajv = AjvModule as unknown as typeof AjvModule.default;
+const jsonType = 'application/json';
+const noParams: Readonly<Record<string, string>> = Object.freeze({});
+const noQuery: Readonly<Record<string, string>> = Object.freeze({});
 
 /** `field: rule` for the first validation error, e.g. `body.quantity: must be string`. */
 function describe(where: string, errors: ErrorObject[] | null | undefined): string {
@@ -86,141 +113,11 @@ function describe(where: string, errors: ErrorObject[] | null | undefined): stri
   return `${field}: ${first.message ?? first.keyword}`;
 }
 
-function encode(reply: Reply): string {
-  return reply.contentType === undefined ? JSON.stringify(reply.body) : reply.body;
-}
-
 function parseQuery(text: string): Record<string, string> {
+  if (text === '') return noQuery;
   const query: Record<string, string> = {};
-  if (text === '') return query;
   for (const [key, value] of new URLSearchParams(text)) query[key] = value;
   return query;
-}
-
-/** Reads a request body up to `limit` bytes; copies chunks (uWS reuses their memory). */
-function readBody(res: HttpResponse, limit: number, done: (body: Buffer | null) => void): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let over = false;
-  res.onData((chunk, isLast) => {
-    if (!over) {
-      size += chunk.byteLength;
-      if (size > limit) over = true;
-      else chunks.push(Buffer.from(Buffer.from(chunk)));
-    }
-    if (isLast) done(over ? null : Buffer.concat(chunks, size));
-  });
-}
-
-export class RouteTable {
-  private readonly router = new Router<CompiledRoute>();
-  private readonly ajv = new Ajv({ allErrors: false, coerceTypes: false, strict: true });
-  readonly routes: Route[] = [];
-
-  add(routes: readonly Route[]): void {
-    for (const route of routes) {
-      this.routes.push(route);
-      this.router.add(route.method, route.path, {
-        route,
-        validateQuery: route.query === undefined ? null : this.ajv.compile(route.query),
-        validateBody: route.body === undefined ? null : this.ajv.compile(route.body),
-      });
-    }
-  }
-
-  /** Serves every route of the table on `app`. */
-  mount(app: TemplatedApp, options: DispatchOptions): void {
-    app.any('/*', (res, req) => this.dispatch(res, req, options));
-  }
-
-  private dispatch(res: HttpResponse, req: HttpRequest, options: DispatchOptions): void {
-    let aborted = false;
-    res.onAborted(() => {
-      aborted = true;
-    });
-    const method = req.getCaseSensitiveMethod().toUpperCase() as Method;
-    const path = req.getUrl();
-    const queryText = req.getQuery() ?? '';
-    // uWS request data is gone after this call returns: read the few headers the shell uses, now.
-    const headers: Record<string, string> = {};
-    for (const name of readHeaders) headers[name] = req.getHeader(name);
-    const send = (status: number, body: string, extra: Record<string, string> = {}, contentType = 'application/json'): void => {
-      if (aborted) return;
-      res.cork(() => {
-        res.writeStatus(statusLine(status));
-        res.writeHeader('Content-Type', contentType);
-        for (const [key, value] of Object.entries(extra)) res.writeHeader(key, value);
-        res.end(body);
-      });
-    };
-    const fail = (error: unknown): void => {
-      if (error instanceof ApiError) return send(error.status, errorBody(error.code, error.message), error.headers);
-      if (error instanceof SequencerBusyError) return send(503, errorBody('BUSY', error.message), { 'Retry-After': '1' });
-      if (error instanceof SequencerClosedError) return send(503, errorBody('UNAVAILABLE', error.message));
-      options.log('http_handler_error', { method, path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-      send(500, errorBody('INTERNAL_ERROR', 'internal error'));
-    };
-
-    const match = this.router.match(method, path);
-    if (match.route === null) {
-      if (match.allowed.length > 0) {
-        return send(405, errorBody('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}`), { Allow: match.allowed.join(', ') });
-      }
-      return send(404, errorBody('NOT_FOUND', `no route for ${method} ${path}`));
-    }
-    const compiled = match.route;
-    const route = compiled.route;
-    if (route.auth === 'none' && route.rateLimit !== 'none') headers[remoteAddressHeader] = Buffer.from(res.getRemoteAddressAsText()).toString();
-    const header = (name: string): string => headers[name.toLowerCase()] ?? '';
-    // Credentials and the rate limit come first, so that a caller without a key learns nothing about the
-    // body's rules and malformed requests still count against the limit; then validation, then the handler.
-    const run = (body: unknown): void => {
-      const respond = (auth: AuthResult): void => {
-        const withLimits = (extra: Record<string, string> | undefined): Record<string, string> => ({ ...auth.headers, ...extra });
-        const failWithLimits = (error: unknown): void =>
-          fail(error instanceof ApiError ? new ApiError(error.status, error.code, error.message, withLimits(error.headers)) : error);
-        let reply: Reply | Promise<Reply>;
-        try {
-          const query = parseQuery(queryText);
-          if (compiled.validateQuery !== null && !compiled.validateQuery(query)) {
-            throw new ApiError(422, 'VALIDATION_FAILED', describe('query', compiled.validateQuery.errors));
-          }
-          if (compiled.validateBody !== null && !compiled.validateBody(body)) {
-            throw new ApiError(422, 'VALIDATION_FAILED', describe('body', compiled.validateBody.errors));
-          }
-          reply = route.handler({ method, path, params: match.params, query, body, principal: auth.principal, header });
-        } catch (error) {
-          return failWithLimits(error);
-        }
-        const answer = (value: Reply): void => send(value.status ?? 200, encode(value), withLimits(value.headers), value.contentType);
-        if (reply instanceof Promise) reply.then(answer, failWithLimits);
-        else answer(reply);
-      };
-      try {
-        const weight = Math.max(1, route.weight?.(body) ?? 1);
-        const access = { auth: route.auth, rateLimit: route.rateLimit, weight, ...(route.permission === undefined ? {} : { permission: route.permission }) };
-        const auth = options.authenticator.authenticate(access, header);
-        if (auth instanceof Promise) auth.then(respond, fail);
-        else respond(auth);
-      } catch (error) {
-        fail(error);
-      }
-    };
-    if (method === 'GET' || route.body === undefined) {
-      run(undefined);
-      return;
-    }
-    readBody(res, options.bodyBytesMax, (bytes) => {
-      if (bytes === null) return send(413, errorBody('BODY_TOO_LARGE', `request body over ${options.bodyBytesMax} bytes`));
-      let body: unknown;
-      try {
-        body = bytes.length === 0 ? {} : JSON.parse(bytes.toString('utf8'));
-      } catch {
-        return send(400, errorBody('MALFORMED_JSON', 'request body is not valid JSON'));
-      }
-      run(body);
-    });
-  }
 }
 
 const reasons: Record<number, string> = {
@@ -239,7 +136,248 @@ const reasons: Record<number, string> = {
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
+/** Status lines by status, made once. */
+const statusLines = new Map(Object.entries(reasons).map(([status, reason]) => [Number(status), `${status} ${reason}`]));
 
 function statusLine(status: number): string {
-  return `${status} ${reasons[status] ?? 'Status'}`;
+  return statusLines.get(status) ?? `${status} Status`;
+}
+
+/**
+ * One request from its arrival to its answer. uWS's request object is valid only during the handler call,
+ * so the few headers the shell reads are copied here at once; the response object stays valid until it is
+ * answered or the client goes away (`aborted`).
+ */
+class HttpExchange implements RequestContext, Credentials {
+  readonly method: Method;
+  readonly path: string;
+  private readonly queryText: string;
+  readonly apiKey: string;
+  readonly authorization: string;
+  private readonly host: string;
+  remoteAddress = '';
+  params: Readonly<Record<string, string>> = noParams;
+  query: Readonly<Record<string, string>> = noQuery;
+  body: unknown = undefined;
+  principal: Principal | null = null;
+  compiled: CompiledRoute | null = null;
+  aborted = false;
+  answered = false;
+  readonly figures = new RateFigures();
+  private status = 200;
+  private payload = '';
+  private contentType = jsonType;
+  private extraHeaders: Record<string, string> | undefined = undefined;
+  /** The cork callback, made once per exchange (uWS needs a function; a closure per answer would be waste). */
+  private readonly writeCorked = (): void => this.write();
+
+  constructor(
+    private readonly table: RouteTable,
+    readonly res: HttpResponse,
+    req: HttpRequest,
+  ) {
+    this.method = req.getCaseSensitiveMethod().toUpperCase() as Method;
+    this.path = req.getUrl();
+    this.queryText = req.getQuery() ?? '';
+    this.apiKey = req.getHeader('x-api-key');
+    this.authorization = req.getHeader('authorization');
+    this.host = req.getHeader('host');
+    res.onAborted(() => {
+      this.aborted = true;
+    });
+  }
+
+  header(name: string): string {
+    switch (name.toLowerCase()) {
+      case 'x-api-key':
+        return this.apiKey;
+      case 'authorization':
+        return this.authorization;
+      case 'host':
+        return this.host;
+      default:
+        return '';
+    }
+  }
+
+  /** Sends one answer (later calls are ignored); nothing is written once the client has gone. */
+  respond(status: number, payload: string, contentType = jsonType, extraHeaders?: Record<string, string>): void {
+    if (this.answered) return;
+    this.answered = true;
+    if (this.aborted) return;
+    this.status = status;
+    this.payload = payload;
+    this.contentType = contentType;
+    this.extraHeaders = extraHeaders;
+    this.res.cork(this.writeCorked);
+  }
+
+  reply(reply: Reply): void {
+    const status = reply.status ?? 200;
+    if ('json' in reply) return this.respond(status, reply.json, jsonType, reply.headers);
+    if ('text' in reply) return this.respond(status, reply.text, reply.contentType, reply.headers);
+    this.respond(status, JSON.stringify(reply.body), jsonType, reply.headers);
+  }
+
+  fail(error: unknown): void {
+    if (error instanceof ApiError) return this.respond(error.status, errorBody(error.code, error.message), jsonType, error.headers);
+    if (error instanceof SequencerBusyError || error instanceof ReadModelsBusyError) {
+      return this.respond(503, errorBody('BUSY', error.message), jsonType, { 'Retry-After': '1' });
+    }
+    if (error instanceof SequencerClosedError) return this.respond(503, errorBody('UNAVAILABLE', error.message));
+    this.table.log('http_handler_error', { method: this.method, path: this.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    this.respond(500, errorBody('INTERNAL_ERROR', 'internal error'));
+  }
+
+  /** After credentials: validate, then run the handler. */
+  run(): void {
+    const compiled = this.compiled!;
+    let reply: Reply | Promise<Reply> | Later;
+    try {
+      this.query = parseQuery(this.queryText);
+      if (compiled.validateQuery !== null && !compiled.validateQuery(this.query)) {
+        throw new ApiError(422, 'VALIDATION_FAILED', describe('query', compiled.validateQuery.errors));
+      }
+      if (compiled.validateBody !== null && !compiled.validateBody(this.body)) {
+        throw new ApiError(422, 'VALIDATION_FAILED', describe('body', compiled.validateBody.errors));
+      }
+      reply = compiled.route.handler(this);
+    } catch (error) {
+      return this.fail(error);
+    }
+    if (reply === later) return;
+    if (reply instanceof Promise) reply.then(this.table.replyTo(this), this.table.failTo(this));
+    else this.reply(reply);
+  }
+
+  private write(): void {
+    const res = this.res;
+    res.writeStatus(statusLine(this.status));
+    res.writeHeader('Content-Type', this.contentType);
+    const figures = this.figures;
+    if (figures.limit > 0) {
+      res.writeHeader('X-RateLimit-Limit', String(figures.limit));
+      res.writeHeader('X-RateLimit-Remaining', String(figures.remaining));
+      res.writeHeader('X-RateLimit-Reset', String(figures.resetS));
+    }
+    const extra = this.extraHeaders;
+    if (extra !== undefined) for (const key in extra) res.writeHeader(key, extra[key]!);
+    res.end(this.payload);
+  }
+}
+
+export class RouteTable {
+  private readonly router = new Router<CompiledRoute>();
+  private readonly ajv = new Ajv({ allErrors: false, coerceTypes: false, strict: true });
+  readonly routes: Route[] = [];
+  private options: DispatchOptions | null = null;
+
+  add(routes: readonly Route[]): void {
+    for (const route of routes) {
+      this.routes.push(route);
+      this.router.add(route.method, route.path, {
+        route,
+        validateQuery: route.query === undefined ? null : this.ajv.compile(route.query),
+        validateBody: route.body === undefined ? null : this.ajv.compile(route.body),
+        limitsAddress: route.auth === 'none' && route.rateLimit !== 'none',
+      });
+    }
+  }
+
+  /** Serves every route of the table on `app`. */
+  mount(app: TemplatedApp, options: DispatchOptions): void {
+    this.options = options;
+    app.any('/*', (res, req) => this.dispatch(new HttpExchange(this, res, req)));
+  }
+
+  log(event: string, fields: Record<string, unknown>): void {
+    this.options!.log(event, fields);
+  }
+
+  /** Continuations of a handler's promise (two small closures for the requests that answer later). */
+  replyTo(exchange: HttpExchange): (reply: Reply) => void {
+    return (reply) => exchange.reply(reply);
+  }
+
+  failTo(exchange: HttpExchange): (error: unknown) => void {
+    return (error) => exchange.fail(error);
+  }
+
+  private dispatch(exchange: HttpExchange): void {
+    const match = this.router.match(exchange.method, exchange.path);
+    if (match.route === null) {
+      if (match.allowed.length > 0) {
+        return exchange.respond(405, errorBody('METHOD_NOT_ALLOWED', `${exchange.method} is not allowed on ${exchange.path}`), jsonType, {
+          Allow: match.allowed.join(', '),
+        });
+      }
+      return exchange.respond(404, errorBody('NOT_FOUND', `no route for ${exchange.method} ${exchange.path}`));
+    }
+    const compiled = match.route;
+    exchange.compiled = compiled;
+    exchange.params = match.params;
+    if (compiled.limitsAddress) exchange.remoteAddress = Buffer.from(exchange.res.getRemoteAddressAsText()).toString();
+    if (exchange.method === 'GET' || compiled.route.body === undefined) return this.authenticate(exchange);
+    this.readBody(exchange);
+  }
+
+  /**
+   * Reads the body within the limit, then parses it. A body that arrives in one chunk (nearly all of them)
+   * is decoded straight from uWS's buffer; one in several chunks is copied, since uWS reuses their memory.
+   */
+  private readBody(exchange: HttpExchange): void {
+    const limit = this.options!.bodyBytesMax;
+    let chunks: Buffer[] | null = null;
+    let size = 0;
+    exchange.res.onData((chunk, isLast) => {
+      size += chunk.byteLength;
+      if (size > limit) {
+        chunks = null;
+        if (isLast) exchange.respond(413, errorBody('BODY_TOO_LARGE', `request body over ${limit} bytes`));
+        return;
+      }
+      if (!isLast) {
+        (chunks ??= []).push(Buffer.from(Buffer.from(chunk)));
+        return;
+      }
+      const text = chunks === null ? Buffer.from(chunk).toString('utf8') : Buffer.concat([...chunks, Buffer.from(chunk)], size).toString('utf8');
+      this.parseBody(exchange, text);
+    });
+  }
+
+  private parseBody(exchange: HttpExchange, text: string): void {
+    try {
+      exchange.body = text.length === 0 ? {} : JSON.parse(text);
+    } catch {
+      return exchange.respond(400, errorBody('MALFORMED_JSON', 'request body is not valid JSON'));
+    }
+    this.authenticate(exchange);
+  }
+
+  /**
+   * Credentials and the rate limit come before validation, so that a caller without a key learns nothing
+   * about the body's rules and malformed requests still count against the limit.
+   */
+  private authenticate(exchange: HttpExchange): void {
+    const route = exchange.compiled!.route;
+    let principal: Principal | null | Promise<Principal>;
+    try {
+      const weight = route.weight === undefined ? 1 : Math.max(1, route.weight(exchange.body));
+      principal = this.options!.authenticator.authenticate(route, weight, exchange, exchange.figures);
+    } catch (error) {
+      return exchange.fail(error);
+    }
+    if (principal instanceof Promise) {
+      principal.then(
+        (found) => {
+          exchange.principal = found;
+          exchange.run();
+        },
+        this.failTo(exchange),
+      );
+      return;
+    }
+    exchange.principal = principal;
+    exchange.run();
+  }
 }

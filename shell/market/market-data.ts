@@ -20,8 +20,10 @@ import { SideLevels } from './levels.ts';
 export const channels = ['orderbook', 'trades', 'prices', 'market'] as const;
 export type Channel = (typeof channels)[number];
 
-/** Where messages go: the WebSocket layer encodes them only for topics that have subscribers. */
+/** Where messages go: the WebSocket layer, which says which topics anyone listens to. */
 export interface StreamSink {
+  /** Whether a message of this topic would reach anyone; messages nobody would get are not built. */
+  listening(pair: Pair, channel: Channel): boolean;
   publish(pair: Pair, channel: Channel, message: Record<string, unknown>): void;
 }
 
@@ -47,7 +49,12 @@ type Level = [price: string, quantity: string];
 class PairMarket {
   readonly levels: [SideLevels, SideLevels] = [new SideLevels(0), new SideLevels(1)];
   readonly changed: [Set<number>, Set<number>] = [new Set(), new Set()];
-  readonly trades: Array<Record<string, unknown>> = [];
+  /** The batch's trades, as numbers until a message is wanted (parallel arrays, one entry per trade). */
+  readonly tradeIds: number[] = [];
+  readonly tradePrices: number[] = [];
+  readonly tradeLots: number[] = [];
+  readonly tradeSides: number[] = [];
+  readonly tradeTimes: number[] = [];
   readonly seq: Record<Channel, number> = { orderbook: 0, trades: 0, prices: 0, market: 0 };
   lastPriceTicks = -1;
   lastTs = 0;
@@ -130,13 +137,11 @@ export class MarketData {
       case EventKind.tradeExecuted: {
         const market = this.change(event.pairId, event.takerSide === 0 ? 1 : 0, event.priceTicks, -event.quantityLots, event.makerRemainingLots === 0 ? -1 : 0, ts);
         market.lastPriceTicks = event.priceTicks;
-        market.trades.push({
-          trade_id: event.tradeId,
-          price: formatPrice(event.priceTicks, market.pair),
-          quantity: formatQuantity(event.quantityLots, market.pair),
-          side: sideNames[event.takerSide],
-          timestamp: new Date(ts).toISOString(),
-        });
+        market.tradeIds.push(event.tradeId);
+        market.tradePrices.push(event.priceTicks);
+        market.tradeLots.push(event.quantityLots);
+        market.tradeSides.push(event.takerSide);
+        market.tradeTimes.push(ts);
         break;
       }
       case EventKind.orderCancelled:
@@ -171,29 +176,55 @@ export class MarketData {
     market.touched = false;
     const { pair } = market;
     const sink = this.options.sink;
+    // Every topic's seq advances whether or not anyone listens, so that a later snapshot's seq and the
+    // deltas after it line up.
     if (market.changed[0].size > 0 || market.changed[1].size > 0) {
       market.seq.orderbook++;
-      sink.publish(pair, 'orderbook', this.bookMessage(market, false, this.changedLevels(market, 0), this.changedLevels(market, 1)));
+      if (sink.listening(pair, 'orderbook')) {
+        sink.publish(pair, 'orderbook', this.bookMessage(market, false, this.changedLevels(market, 0), this.changedLevels(market, 1)));
+      }
       market.changed[0].clear();
       market.changed[1].clear();
     }
-    for (const trade of market.trades) {
+    const trades = market.tradeIds.length;
+    const tradesWanted = trades > 0 && sink.listening(pair, 'trades');
+    for (let index = 0; index < trades; index++) {
       market.seq.trades++;
-      sink.publish(pair, 'trades', { type: 'trade', channel: 'trades', symbol: pair.base.symbol, asset: pair.base.symbol, seq: market.seq.trades, ...trade });
+      if (!tradesWanted) continue;
+      sink.publish(pair, 'trades', {
+        type: 'trade',
+        channel: 'trades',
+        symbol: pair.base.symbol,
+        asset: pair.base.symbol,
+        seq: market.seq.trades,
+        trade_id: market.tradeIds[index]!,
+        price: formatPrice(market.tradePrices[index]!, pair),
+        quantity: formatQuantity(market.tradeLots[index]!, pair),
+        side: sideNames[market.tradeSides[index]!],
+        timestamp: new Date(market.tradeTimes[index]!).toISOString(),
+      });
     }
-    const traded = market.trades.length > 0;
-    market.trades.length = 0;
+    const traded = trades > 0;
+    market.tradeIds.length = 0;
+    market.tradePrices.length = 0;
+    market.tradeLots.length = 0;
+    market.tradeSides.length = 0;
+    market.tradeTimes.length = 0;
     const topBid = market.levels[0].best();
     const topAsk = market.levels[1].best();
     const topMoved = topBid !== market.topBid || topAsk !== market.topAsk;
     market.topBid = topBid;
     market.topAsk = topAsk;
     if (!traded && !topMoved) return;
+    if (traded) market.seq.prices++;
+    market.seq.market++;
+    const pricesWanted = traded && sink.listening(pair, 'prices');
+    const marketWanted = sink.listening(pair, 'market');
+    if (!pricesWanted && !marketWanted) return;
     const day = this.options.dayFigures?.(pair) ?? null;
     const timestamp = new Date(market.lastTs).toISOString();
     const price = market.lastPriceTicks < 0 ? null : formatPrice(market.lastPriceTicks, pair);
-    if (traded) {
-      market.seq.prices++;
+    if (pricesWanted) {
       sink.publish(pair, 'prices', {
         type: 'price_update',
         channel: 'prices',
@@ -206,7 +237,7 @@ export class MarketData {
         timestamp,
       });
     }
-    market.seq.market++;
+    if (!marketWanted) return;
     sink.publish(pair, 'market', {
       type: 'market_update',
       channel: 'market',

@@ -22,8 +22,11 @@ import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
 import type { Db } from '../store/database.ts';
 import { openReadModelDatabase } from './schema.ts';
 import { candleIntervals } from './candles.ts';
-import { ReadModels, replayCommandsPerTransaction } from './read-models.ts';
-import { minuteMs, windowMinutes } from './ticker.ts';
+import { ReadModels } from './read-models.ts';
+import { ReadModelQueries } from './queries.ts';
+import { ReadModelWriter, replayCommandsPerTransaction } from './writer.ts';
+import { Tickers, minuteMs, windowMinutes } from './ticker.ts';
+import { defaultMarketsPath } from '../../engine/runtime/markets.ts';
 
 const markets = loadMarkets();
 const startTs = 1_767_225_600_000;
@@ -114,15 +117,22 @@ test('orders, trades, candles and the ticker agree with the engine', () => {
   const { engine, journaled } = runEngine(21, 30_000);
   const { dir, db } = temporaryDb();
   const clockMs = startTs + 24 * 3_600_000 + 2 * 3_600_000; // the window has lost the stream's first two hours
-  const readModels = new ReadModels(db, markets, () => clockMs);
+  const writer = new ReadModelWriter(db, markets);
+  const queries = new ReadModelQueries(db);
+  const tickers = new Tickers(markets, () => clockMs);
   try {
     const random = new Prng(5);
     for (let start = 0; start < journaled.length; ) {
       const end = Math.min(journaled.length, start + random.int(1, 300));
-      readModels.applyBatch(batchOf(journaled.slice(start, end)));
+      const batch = batchOf(journaled.slice(start, end));
+      writer.applyBatch(batch);
+      tickers.applyBatch(batch);
+      // Transactions span several batches, as they do when batches wait for the worker.
+      if (random.int(1, 4) === 1) writer.commit();
       start = end;
     }
-    assert.equal(readModels.appliedSeq, journaled.length);
+    assert.equal(writer.commit(), journaled.length);
+    assert.equal(queries.appliedSeq(), journaled.length);
     assert.equal(db.prepare('SELECT applied_seq FROM read_model_progress').pluck().get(), journaled.length);
 
     // Orders: one row per accepted order; live ones as the engine's store holds them, ended ones as their
@@ -208,7 +218,7 @@ test('orders, trades, candles and the ticker agree with the engine', () => {
       const live = trades.filter(({ trade }) => trade.mode === 0 && trade.pairId === pair.id);
       const inWindow = live.filter(({ ts }) => Math.floor(ts / minuteMs) >= firstMinute);
       assert.ok(inWindow.length > 0 && inWindow.length < live.length, pair.name);
-      const view = readModels.ticker(pair.id);
+      const view = tickers.view(pair.id);
       assert.deepEqual(view, {
         lastPriceTicks: live[live.length - 1]!.trade.priceTicks,
         openPriceTicks: inWindow[0]!.trade.priceTicks,
@@ -219,15 +229,17 @@ test('orders, trades, candles and the ticker agree with the engine', () => {
         trades: inWindow.length,
         windowStartMs: firstMinute * minuteMs,
       });
-      assert.equal(readModels.ticker(pair.id), view, 'nothing changed: the same view');
-      assert.deepEqual(new ReadModels(db, markets, () => clockMs).ticker(pair.id), view, `${pair.name} restored`);
+      assert.equal(tickers.view(pair.id), view, 'nothing changed: the same view');
+      const restored = new Tickers(markets, () => clockMs);
+      restored.restore(markets, queries);
+      assert.deepEqual(restored.view(pair.id), view, `${pair.name} restored`);
     }
 
     // Queries: a user's order history and fills, paged, are all of theirs, newest first.
     const ethLive = { userId: 3, pairId: 1, mode: 0 as const };
     const history: number[] = [];
     for (let before: number | undefined; ; ) {
-      const page = readModels.orderHistory({ ...ethLive, limit: 37, ...(before === undefined ? {} : { beforeOrderId: before }) });
+      const page = queries.orderHistory({ ...ethLive, limit: 37, ...(before === undefined ? {} : { beforeOrderId: before }) });
       history.push(...page.map((order) => order.orderId));
       if (page.length < 37) break;
       before = page[page.length - 1]!.orderId;
@@ -235,7 +247,7 @@ test('orders, trades, candles and the ticker agree with the engine', () => {
     const ownOrders = db.prepare('SELECT order_id FROM exchange_orders WHERE user_id = 3 AND pair_id = 1 AND mode = 0 ORDER BY order_id DESC').pluck().all();
     assert.ok(ownOrders.length > 100);
     assert.deepEqual(history, ownOrders);
-    const fills = readModels.fills(3, 1, 0, 100_000);
+    const fills = queries.fills(3, 1, 0, 100_000);
     const expectedFills = trades
       .filter(({ trade }) => trade.pairId === 1 && trade.mode === 0)
       .flatMap(({ trade }) => [
@@ -246,7 +258,6 @@ test('orders, trades, candles and the ticker agree with the engine', () => {
     assert.ok(expectedFills.length > 50);
     assert.deepEqual(fills.map((fill) => [fill.tradeId, fill.orderId, fill.role, fill.side, fill.feeAtoms]), expectedFills);
   } finally {
-    readModels.flush();
     db.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -263,26 +274,30 @@ function dump(db: Db): unknown[] {
 }
 
 interface Opened {
-  db: Db;
   readModels: ReadModels;
+  tickers: Tickers;
   durable: DurableEngine;
 }
 
-/** The server's wiring: read models fed by durable batches, and by the replay feed at start. */
+/** The server's wiring: read models (on their worker) and tickers fed by durable batches, and by the replay feed at start. */
 function openAll(dataDir: string, clock: () => number): Opened {
-  const db = openReadModelDatabase(dataDir);
-  const readModels = new ReadModels(db, markets, clock);
+  const readModels = new ReadModels({ dataDir, markets, marketsPath: defaultMarketsPath });
+  const tickers = new Tickers(markets, clock);
   const durable = DurableEngine.open({
     dataDir,
     engine: { markets },
     syncMode: 'none',
     snapshotEveryCommands: 5_000,
     clock,
-    onDurable: (batch) => readModels.applyBatch(batch),
+    onDurable: (batch) => {
+      readModels.applyBatch(batch);
+      tickers.applyBatch(batch);
+    },
     replayFeed: readModels.replayFeed(),
   });
   readModels.finishReplay(durable.recovery.lastSeq);
-  return { db, readModels, durable };
+  tickers.restore(markets, readModels.queries);
+  return { readModels, tickers, durable };
 }
 
 /** Enqueues generated commands in chunks, letting each chunk's batches become durable. */
@@ -295,7 +310,15 @@ async function submit(durable: DurableEngine, generator: CommandGenerator, fundi
   }
 }
 
-test('read models that lost their last transactions are rebuilt by the replay feed', async () => {
+/** Resolves once the worker has committed everything durable so far. */
+async function committed(opened: Opened): Promise<number> {
+  const seq = opened.durable.sequencer.durableSeq;
+  await opened.readModels.whenApplied(seq);
+  assert.ok(opened.readModels.appliedSeq >= seq);
+  return opened.readModels.appliedSeq;
+}
+
+test('read models written on their worker answer after their writes, and lost transactions are rebuilt by the replay feed', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'read-models-crash-'));
   const copyDir = mkdtempSync(join(tmpdir(), 'read-models-copy-'));
   // The runtime clock moves on with every command, then stands still to compare tickers.
@@ -308,18 +331,30 @@ test('read models that lost their last transactions are rebuilt by the replay fe
     const generator = new CommandGenerator({ seed: 33, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot } });
     const funding = generator.fundingCommands();
     await submit(first.durable, generator, funding, 6_000);
-    const olderSeq = first.readModels.appliedSeq;
-    first.readModels.flush();
-    first.db.exec(`VACUUM INTO '${join(copyDir, 'older.sqlite')}'`);
+    const olderSeq = await committed(first);
+    // Read-your-writes: once whenApplied(durable seq) resolved, every order the engine holds is there, as it is now.
+    let live = 0;
+    for (let orderId = 1; orderId <= engine.lastOrderId; orderId++) {
+      const slot = engine.slotOf(orderId);
+      if (slot === noSlot) continue;
+      live++;
+      const row = first.readModels.queries.order(orderId);
+      assert.deepEqual([row?.status, row?.filledLots], [engine.orders.status[slot], engine.orders.filledLots[slot]], `order ${orderId}`);
+    }
+    assert.ok(live > 100, `${live} live orders checked`);
+    const copy = openReadModelDatabase(dataDir);
+    copy.exec(`VACUUM INTO '${join(copyDir, 'older.sqlite')}'`);
+    copy.close();
     await submit(first.durable, generator, funding, 2 * replayCommandsPerTransaction + 3_000);
     await first.durable.close();
     const lastSeq = first.durable.sequencer.lastSeq;
+    await first.readModels.close();
     assert.equal(first.readModels.appliedSeq, lastSeq);
-    const expected = dump(first.db);
+    const reader = openReadModelDatabase(dataDir);
+    const expected = dump(reader);
+    reader.close();
     frozen = true;
-    const tickers = markets.pairs.map((pair) => first.readModels.ticker(pair.id));
-    first.readModels.flush();
-    first.db.close();
+    const tickers = markets.pairs.map((pair) => first.tickers.view(pair.id));
     assert.ok(lastSeq - olderSeq > 2 * replayCommandsPerTransaction, 'the replay spans several transactions');
 
     const platformDb = join(dataDir, 'read-models.sqlite');
@@ -336,12 +371,13 @@ test('read models that lost their last transactions are rebuilt by the replay fe
       try {
         assert.ok(reopened.durable.recovery.snapshotSeq <= startSeq, `${name}: recovery started early enough`);
         assert.equal(reopened.readModels.appliedSeq, lastSeq, name);
-        assert.deepEqual(dump(reopened.db), expected, name);
-        assert.deepEqual(markets.pairs.map((pair) => reopened.readModels.ticker(pair.id)), tickers, `${name}: tickers`);
+        const rows = openReadModelDatabase(dataDir);
+        assert.deepEqual(dump(rows), expected, name);
+        rows.close();
+        assert.deepEqual(markets.pairs.map((pair) => reopened.tickers.view(pair.id)), tickers, `${name}: tickers`);
       } finally {
         await reopened.durable.close();
-        reopened.readModels.flush();
-        reopened.db.close();
+        await reopened.readModels.close();
       }
     }
   } finally {

@@ -1,517 +1,221 @@
 /**
- * The exchange read models: every order of both modes with its current state, every trade, OHLC candles
- * of live trades (in the shell's SQLite database) and a 24-hour ticker per pair (in memory). The engine
- * forgets an order once it ends, so order status and history of ended orders live only here.
+ * The exchange read models as the server uses them: order status and history, trades, own fills and
+ * candles, fed by durable batches and kept in DATA_DIR/read-models.sqlite.
  *
- * They are fed durable batches only, into their own database file (derived data: the journal can always
- * make it again). Each batch's rows are written at once, so reads on this connection see them before the
- * batch's submitters are answered; the transaction they are written in stays open across batches and
- * commits every `commitEveryMs` or `replayCommandsPerTransaction` commands, with `applied_seq`, so the
- * committed tables always hold a whole prefix of the journal. (A commit per batch made SQLite's commit and
- * WAL checkpoint most of the cost of an order at small batches.) A crash loses what was not committed; at
- * start `replayFeed` asks the durable engine for the events of every command after the committed
- * `applied_seq`, applied in transactions of at most `replayCommandsPerTransaction` commands, and
- * `finishReplay` commits the rest.
+ * Writing them is not on the order path. Durable batches are packed (their events on a tape of numbers)
+ * and posted to a worker thread that writes and commits them (worker.ts, writer.ts); in bench:http the
+ * SQLite statements were a sixth of the order thread's time when they ran there. One message is in flight
+ * at a time: batches that become durable while the worker is busy go together in the next one, so under
+ * load each message and each commit carries many batches (a message and a commit per batch cost the order
+ * thread a wake-up each and the worker a WAL write each). Queries run here, on a
+ * connection of their own, and see committed transactions only; so that a client reads its own writes,
+ * a query first waits (`whenApplied`) until the worker has committed every command that was durable when
+ * the query arrived, which is every command the client was answered for. Under light load that wait is
+ * already over; under heavy load it is the worker's commit delay, a millisecond or so.
  *
- * This runs on the order path, once per batch before any submitter is answered. Per event it touches
- * pooled objects and, for a trade, runs one prepared INSERT; orders and candles are gathered per batch and
- * written once each (order-changes.ts, candles.ts). A failure here is a bug: it throws out of the durable
- * callback and stops the process, the open transaction is discarded, and recovery replays the batch.
+ * At start, before the worker exists, the read models catch up on this thread: `replayFeed` gets the
+ * events of every command after the committed `applied_seq` from the durable engine's recovery, and
+ * `finishReplay` commits them and starts the worker.
+ *
+ * Limits: the worker may fall at most `lagCommandsMax` commands behind (`busy` then says so and order
+ * routes refuse with 503 rather than queue without bound), and at most `waitersMax` queries may wait.
+ * An exception in the worker is a bug and stops the process; recovery replays what it had not committed.
  */
-import type { Db } from '../store/database.ts';
+import type { Worker } from 'node:worker_threads';
 import type { Markets } from '../../engine/core/units.ts';
-import type { Mode, OrderType, SelfTradePrevention, Side, TimeInForce } from '../../engine/core/commands.ts';
-import { assert } from '../../engine/core/assert.ts';
-import { EventKind, OrderStatus, type EngineEvent, type OrderAccepted, type TradeExecuted } from '../../engine/core/events.ts';
+import type { EngineEvent } from '../../engine/core/events.ts';
+import { BatchPacker, transferables } from '../../engine/runtime/packed-batch.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
-import { CandleBuckets, type Candle } from './candles.ts';
-import { OrderChanges, unchanged, type OrderChange } from './order-changes.ts';
-import { TickerWindow, minuteMs, windowMinutes, type TickerView } from './ticker.ts';
+import type { Db } from '../store/database.ts';
+import { startWorker } from '../workers.ts';
+import { ReadModelQueries } from './queries.ts';
+import { openReadModelDatabase } from './schema.ts';
+import type { FromReadModelWorker, ReadModelWorkerInput, ToReadModelWorker } from './worker.ts';
+import { ReadModelWriter } from './writer.ts';
 
-/** Replayed commands per transaction at start, and live commands per transaction at most. */
-export const replayCommandsPerTransaction = 16_384;
-/** How long live batches share one transaction before it commits. */
-export const commitEveryMs = 50;
+/** Commands the worker may be behind before order routes are refused (about half a minute at full load). */
+export const lagCommandsMax = 1_000_000;
+/**
+ * Time between two messages to the worker at least, unless a query is waiting for them. Each message wakes
+ * the worker, and on a busy two-core machine a wake-up cost the order thread 60-150 µs (5 % of its time in
+ * bench:http at one message per durable batch, 300 a second).
+ */
+export const postIntervalMs = 25;
+/** Queries waiting for the worker at once; more are refused with 503. */
+export const waitersMax = 10_000;
 
-export interface OrderRow {
-  readonly orderId: number;
-  readonly userId: number;
-  readonly pairId: number;
-  readonly mode: Mode;
-  readonly side: Side;
-  readonly orderType: OrderType;
-  readonly timeInForce: TimeInForce;
-  readonly postOnly: boolean;
-  readonly selfTradePrevention: SelfTradePrevention;
-  readonly priceTicks: number;
-  readonly stopPriceTicks: number;
-  readonly quantityLots: number;
-  readonly filledLots: number;
-  readonly filledNotionalAtoms: number;
-  readonly feeAtoms: number;
-  readonly status: OrderStatus;
-  /** Empty when the client gave none. */
-  readonly clientOrderId: string;
-  readonly createdAtMs: number;
-  readonly updatedAtMs: number;
+export class ReadModelsBusyError extends Error {
+  constructor(what: string) {
+    super(`the read models are behind (${what}); retry shortly`);
+    this.name = 'ReadModelsBusyError';
+  }
 }
 
-export interface TradeRow {
-  readonly tradeId: number;
-  readonly pairId: number;
-  readonly mode: Mode;
-  readonly priceTicks: number;
-  readonly quantityLots: number;
-  readonly notionalAtoms: number;
-  readonly takerSide: Side;
-  readonly takerOrderId: number;
-  readonly makerOrderId: number;
-  readonly takerUserId: number;
-  readonly makerUserId: number;
-  readonly takerFeeAtoms: number;
-  readonly makerFeeAtoms: number;
-  readonly tsMs: number;
+export interface ReadModelsOptions {
+  readonly dataDir: string;
+  readonly markets: Markets;
+  /** The markets file, which the worker loads for itself. */
+  readonly marketsPath: string;
+  /** Called when the worker fails; by default the error is thrown from a fresh stack and stops the process. */
+  readonly onFailure?: (error: Error) => void;
 }
 
-/** One side of a trade as its user sees it. */
-export interface FillRow {
-  readonly tradeId: number;
-  readonly orderId: number;
-  readonly role: 'maker' | 'taker';
-  /** The user's side: the taker's side for the taker, the other one for the maker. */
-  readonly side: Side;
-  readonly priceTicks: number;
-  readonly quantityLots: number;
-  readonly notionalAtoms: number;
-  readonly feeAtoms: number;
-  readonly tsMs: number;
+interface Waiter {
+  readonly seq: number;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
 }
-
-export interface CandleRow {
-  readonly openTimeMs: number;
-  readonly openTicks: number;
-  readonly highTicks: number;
-  readonly lowTicks: number;
-  readonly closeTicks: number;
-  readonly volumeLots: number;
-  readonly quoteVolumeAtoms: number;
-  readonly trades: number;
-}
-
-export interface OrderHistoryQuery {
-  readonly userId: number;
-  readonly pairId: number;
-  readonly mode: Mode;
-  /** Only orders in this status, when given. */
-  readonly status?: OrderStatus;
-  /** Only orders with a smaller id (the previous page's last), when given. */
-  readonly beforeOrderId?: number;
-  readonly limit: number;
-}
-
-export interface CandleQuery {
-  readonly pairId: number;
-  readonly intervalMs: number;
-  readonly startMs?: number;
-  readonly endMs?: number;
-  readonly limit: number;
-}
-
-const orderColumns = `order_id AS orderId, user_id AS userId, pair_id AS pairId, mode, side, order_type AS orderType,
-  time_in_force AS timeInForce, post_only AS postOnly, stp AS selfTradePrevention, price_ticks AS priceTicks,
-  stop_price_ticks AS stopPriceTicks, quantity_lots AS quantityLots, filled_lots AS filledLots,
-  filled_notional_atoms AS filledNotionalAtoms, fee_atoms AS feeAtoms, status, client_order_id AS clientOrderId,
-  created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs`;
-
-const tradeColumns = `trade_id AS tradeId, pair_id AS pairId, mode, price_ticks AS priceTicks, quantity_lots AS quantityLots,
-  notional_atoms AS notionalAtoms, taker_side AS takerSide, taker_order_id AS takerOrderId, maker_order_id AS makerOrderId,
-  taker_user_id AS takerUserId, maker_user_id AS makerUserId, taker_fee_atoms AS takerFeeAtoms,
-  maker_fee_atoms AS makerFeeAtoms, ts_ms AS tsMs`;
-
-const candleColumns = `open_time_ms AS openTimeMs, open_ticks AS openTicks, high_ticks AS highTicks, low_ticks AS lowTicks,
-  close_ticks AS closeTicks, volume_lots AS volumeLots, quote_volume_atoms AS quoteVolumeAtoms, trades`;
-
-/** Each side's newest fills first, then merged: both branches read their index in order and stop at the limit. */
-const fillsSql = `
-  SELECT * FROM (SELECT trade_id AS tradeId, taker_order_id AS orderId, 'taker' AS role, taker_side AS side,
-      price_ticks AS priceTicks, quantity_lots AS quantityLots, notional_atoms AS notionalAtoms,
-      taker_fee_atoms AS feeAtoms, ts_ms AS tsMs
-    FROM exchange_trades WHERE taker_user_id = ? AND pair_id = ? AND mode = ? AND trade_id < ?
-    ORDER BY trade_id DESC LIMIT ?)
-  UNION ALL
-  SELECT * FROM (SELECT trade_id, maker_order_id, 'maker', 1 - taker_side, price_ticks, quantity_lots, notional_atoms,
-      maker_fee_atoms, ts_ms
-    FROM exchange_trades WHERE maker_user_id = ? AND pair_id = ? AND mode = ? AND trade_id < ?
-    ORDER BY trade_id DESC LIMIT ?)
-  ORDER BY tradeId DESC, role LIMIT ?`;
-
-type Row = Record<string, number | string>;
-
-const noneBefore = Number.MAX_SAFE_INTEGER;
 
 export class ReadModels {
-  /** Seq of the last command whose events are in the tables. */
+  readonly queries: ReadModelQueries;
+  /** Seq the worker's committed tables cover (the replayed prefix, before the worker starts). */
   appliedSeq: number;
-  private readonly changes = new OrderChanges();
-  private readonly candleBuckets: CandleBuckets;
-  private readonly tickers: TickerWindow[] = [];
-  /** Dense index of each pair by id (the engine keeps pair ids small). */
-  private readonly pairIndexById: number[] = [];
-  private replaySeq = 0;
-  private replayCommands = 0;
-  /** Live batches written since the open transaction began (it is open when this is > 0). */
-  private uncommittedCommands = 0;
-  private commitTimer: NodeJS.Timeout | null = null;
-  private readonly visit = (event: EngineEvent, _seq: number, ts: number): void => this.apply(event, ts);
+  /** Seq of the last batch handed over (posted, or packed to go with the next message). */
+  private postedSeq: number;
+  /** Whether a message is with the worker and not yet answered. */
+  private inFlight = false;
+  /** When the last message went (runtime clock), and the timer that sends the next one, if set. */
+  private lastPostMs = -Infinity;
+  private postTimer: NodeJS.Timeout | null = null;
+  private readonly db: Db;
+  private replayWriter: ReadModelWriter | null;
+  private worker: Worker | null = null;
+  private readonly packer = new BatchPacker();
+  /** In seq order: queries come with the durable seq of their arrival, which never goes back. */
+  private readonly waiters: Waiter[] = [];
+  private failure: Error | null = null;
+  private closing: Promise<void> | null = null;
+  private closed: (() => void) | null = null;
 
-  private readonly begin;
-  private readonly commitTransaction;
-  private readonly saveProgress;
-  private readonly insertOrder;
-  private readonly updateOrder;
-  private readonly insertTrade;
-  private readonly upsertCandle;
-  private readonly selectOrder;
-  private readonly selectOrders;
-  private readonly selectOrdersInStatus;
-  private readonly selectTrades;
-  private readonly selectFills;
-  private readonly selectLatestCandles;
-  private readonly selectCandlesFrom;
-
-  constructor(
-    db: Db,
-    markets: Markets,
-    private readonly clock: () => number,
-  ) {
-    this.begin = db.prepare('BEGIN');
-    this.commitTransaction = db.prepare('COMMIT');
-    this.saveProgress = db.prepare('UPDATE read_model_progress SET applied_seq = ? WHERE id = 1');
-    this.insertOrder = db.prepare(`INSERT INTO exchange_orders (order_id, user_id, pair_id, mode, side, order_type, time_in_force,
-      post_only, stp, price_ticks, stop_price_ticks, quantity_lots, filled_lots, filled_notional_atoms, fee_atoms, status,
-      client_order_id, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    this.updateOrder = db.prepare(`UPDATE exchange_orders SET status = coalesce(?, status), price_ticks = coalesce(?, price_ticks),
-      quantity_lots = coalesce(?, quantity_lots), filled_lots = filled_lots + ?, filled_notional_atoms = filled_notional_atoms + ?,
-      fee_atoms = fee_atoms + ?, updated_at_ms = ? WHERE order_id = ?`);
-    this.insertTrade = db.prepare(`INSERT INTO exchange_trades (trade_id, pair_id, mode, price_ticks, quantity_lots, notional_atoms,
-      taker_side, taker_order_id, maker_order_id, taker_user_id, maker_user_id, taker_fee_atoms, maker_fee_atoms, ts_ms)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    this.upsertCandle = db.prepare(`INSERT INTO exchange_candles (pair_id, interval_ms, open_time_ms, open_ticks, high_ticks,
-      low_ticks, close_ticks, volume_lots, quote_volume_atoms, trades) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (pair_id, interval_ms, open_time_ms) DO UPDATE SET high_ticks = max(high_ticks, excluded.high_ticks),
-      low_ticks = min(low_ticks, excluded.low_ticks), close_ticks = excluded.close_ticks,
-      volume_lots = volume_lots + excluded.volume_lots, quote_volume_atoms = quote_volume_atoms + excluded.quote_volume_atoms,
-      trades = trades + excluded.trades`);
-    this.selectOrder = db.prepare(`SELECT ${orderColumns} FROM exchange_orders WHERE order_id = ?`);
-    const ordersOf = `SELECT ${orderColumns} FROM exchange_orders WHERE user_id = ? AND pair_id = ? AND mode = ? AND order_id < ?`;
-    this.selectOrders = db.prepare(`${ordersOf} ORDER BY order_id DESC LIMIT ?`);
-    this.selectOrdersInStatus = db.prepare(`${ordersOf} AND status = ? ORDER BY order_id DESC LIMIT ?`);
-    this.selectTrades = db.prepare(`SELECT ${tradeColumns} FROM exchange_trades WHERE pair_id = ? AND mode = ? AND trade_id < ?
-      ORDER BY trade_id DESC LIMIT ?`);
-    this.selectFills = db.prepare(fillsSql);
-    const candlesOf = `SELECT ${candleColumns} FROM exchange_candles WHERE pair_id = ? AND interval_ms = ? AND open_time_ms >= ? AND open_time_ms <= ?`;
-    this.selectLatestCandles = db.prepare(`${candlesOf} ORDER BY open_time_ms DESC LIMIT ?`);
-    this.selectCandlesFrom = db.prepare(`${candlesOf} ORDER BY open_time_ms ASC LIMIT ?`);
-
-    this.appliedSeq = (db.prepare('SELECT applied_seq FROM read_model_progress WHERE id = 1').pluck().get() as number | undefined) ?? 0;
-    for (const pair of markets.pairs) {
-      while (this.pairIndexById.length <= pair.id) this.pairIndexById.push(-1);
-      this.pairIndexById[pair.id] = pair.index;
-      this.tickers[pair.index] = new TickerWindow();
-    }
-    this.candleBuckets = new CandleBuckets(
-      markets.pairs.map((pair) => pair.id),
-      (candle) => this.writeCandle(candle),
-    );
-    this.restoreTickers(db, markets);
+  constructor(private readonly options: ReadModelsOptions) {
+    this.db = openReadModelDatabase(options.dataDir);
+    this.queries = new ReadModelQueries(this.db);
+    this.replayWriter = new ReadModelWriter(this.db, options.markets);
+    this.appliedSeq = this.replayWriter.appliedSeq;
+    this.postedSeq = this.appliedSeq;
   }
 
-  // -------------------------------------------------------------------------------------------------
-  // Feeding
-
-  /** Applies one durable batch in one transaction; a batch already applied (replayed at start) is skipped. */
-  applyBatch(batch: DurableBatch): void {
-    if (batch.lastSeq <= this.appliedSeq) return;
-    assert(batch.firstSeq === this.appliedSeq + 1, `read models at seq ${this.appliedSeq} were handed batch ${batch.firstSeq}..${batch.lastSeq}`);
-    if (this.uncommittedCommands === 0) {
-      this.begin.run();
-      this.commitTimer = setTimeout(() => this.flush(), commitEveryMs);
-      this.commitTimer.unref();
-    }
-    batch.forEachEvent(this.visit);
-    this.write(batch.lastSeq);
-    this.uncommittedCommands += batch.lastSeq - batch.firstSeq + 1;
-    if (this.uncommittedCommands >= replayCommandsPerTransaction) this.flush();
-  }
-
-  /** Commits the open transaction of live batches, if any. Call before closing the database. */
-  flush(): void {
-    if (this.uncommittedCommands === 0) return;
-    if (this.commitTimer !== null) clearTimeout(this.commitTimer);
-    this.commitTimer = null;
-    this.commitTransaction.run();
-    this.uncommittedCommands = 0;
-  }
-
-  /** The replay feed for DurableEngine.open: the events of every command after `applied_seq`. */
+  /** The replay feed for DurableEngine.open: the events of every command after the committed `applied_seq`. */
   replayFeed(): { afterSeq: number; onEvent(event: EngineEvent, seq: number, ts: number): void } {
-    return { afterSeq: this.appliedSeq, onEvent: (event, seq, ts) => this.applyReplayed(event, seq, ts) };
+    return this.replayWriter!.replayFeed();
   }
 
-  /**
-   * Ends the replay: commits what is left and records `lastSeq`, the recovered journal's last seq (its
-   * last commands may have had no events). Read models ahead of the journal belong to another journal.
-   */
+  /** Ends the replay at `lastSeq`, the recovered journal's last seq, and starts the worker. */
   finishReplay(lastSeq: number): void {
-    if (this.appliedSeq > lastSeq) {
-      throw new Error(`the read models are at seq ${this.appliedSeq} but the journal ends at ${lastSeq}: the journal was lost or belongs to another database`);
-    }
-    if (this.appliedSeq === lastSeq) return;
-    if (this.replayCommands === 0) this.begin.run();
-    this.commit(lastSeq);
-    this.replayCommands = 0;
+    this.replayWriter!.finishReplay(lastSeq);
+    this.replayWriter = null;
+    this.appliedSeq = lastSeq;
+    this.postedSeq = lastSeq;
+    const input: ReadModelWorkerInput = { dataDir: this.options.dataDir, marketsPath: this.options.marketsPath };
+    const worker = startWorker('read-models/worker', input);
+    worker.on('message', (message: FromReadModelWorker) => this.onMessage(message));
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', (code) => {
+      if (this.closed === null) this.fail(new Error(`the read-model worker exited with code ${code}`));
+    });
+    this.worker = worker;
   }
 
-  private applyReplayed(event: EngineEvent, seq: number, ts: number): void {
-    if (seq !== this.replaySeq) {
-      assert(seq > this.appliedSeq && seq > this.replaySeq, 'replayed commands come in seq order after applied_seq');
-      if (this.replayCommands === replayCommandsPerTransaction) {
-        this.commit(this.replaySeq);
-        this.replayCommands = 0;
-      }
-      if (this.replayCommands === 0) this.begin.run();
-      this.replaySeq = seq;
-      this.replayCommands++;
-    }
-    this.apply(event, ts);
-  }
-
-  private apply(event: EngineEvent, ts: number): void {
-    switch (event.kind) {
-      case EventKind.orderAccepted:
-        return this.accepted(event, ts);
-      case EventKind.tradeExecuted:
-        return this.traded(event, ts);
-      case EventKind.orderCancelled:
-        return this.ended(event.orderId, OrderStatus.cancelled, event.filledLots, ts);
-      case EventKind.orderExpired:
-        return this.ended(event.orderId, OrderStatus.expired, event.filledLots, ts);
-      case EventKind.stopTriggered: {
-        const change = this.changes.touch(event.orderId);
-        change.status = OrderStatus.open;
-        change.updatedAtMs = ts;
-        return;
-      }
-      case EventKind.orderAmended: {
-        const change = this.changes.touch(event.orderId);
-        change.priceTicks = event.priceTicks;
-        change.quantityLots = event.quantityLots;
-        change.updatedAtMs = ts;
-        return;
-      }
-      default:
-        // Resting changes no status the fills have not set; a rejected order never existed; balances are
-        // not kept here.
-        return;
-    }
-  }
-
-  private accepted(event: OrderAccepted, ts: number): void {
-    const change = this.changes.touch(event.orderId);
-    change.placed = true;
-    change.userId = event.userId;
-    change.pairId = event.pairId;
-    change.mode = event.mode;
-    change.side = event.side;
-    change.orderType = event.orderType;
-    change.timeInForce = event.timeInForce;
-    change.postOnly = event.postOnly ? 1 : 0;
-    change.selfTradePrevention = event.selfTradePrevention;
-    change.priceTicks = event.priceTicks;
-    change.stopPriceTicks = event.stopPriceTicks;
-    change.quantityLots = event.quantityLots;
-    change.clientOrderId = event.clientOrderId;
-    change.status = event.status;
-    change.createdAtMs = ts;
-    change.updatedAtMs = ts;
-  }
-
-  private traded(event: TradeExecuted, ts: number): void {
-    this.insertTrade.run(
-      event.tradeId,
-      event.pairId,
-      event.mode,
-      event.priceTicks,
-      event.quantityLots,
-      event.notionalAtoms,
-      event.takerSide,
-      event.takerOrderId,
-      event.makerOrderId,
-      event.takerUserId,
-      event.makerUserId,
-      event.takerFeeAtoms,
-      event.makerFeeAtoms,
-      ts,
-    );
-    this.filled(this.changes.touch(event.takerOrderId), event, event.takerFeeAtoms, event.takerRemainingLots, ts);
-    this.filled(this.changes.touch(event.makerOrderId), event, event.makerFeeAtoms, event.makerRemainingLots, ts);
-    if (event.mode !== 0) return;
-    const pairIndex = this.pairIndexById[event.pairId]!;
-    this.candleBuckets.add(pairIndex, ts, event.priceTicks, event.quantityLots, event.notionalAtoms);
-    this.tickers[pairIndex]!.addTrade(ts, event.priceTicks, event.quantityLots, event.notionalAtoms);
-  }
-
-  private filled(change: OrderChange, event: TradeExecuted, feeAtoms: number, remainingLots: number, ts: number): void {
-    change.filledLots += event.quantityLots;
-    change.filledNotionalAtoms += event.notionalAtoms;
-    change.feeAtoms += feeAtoms;
-    change.status = remainingLots === 0 ? OrderStatus.filled : OrderStatus.partiallyFilled;
-    change.updatedAtMs = ts;
-  }
-
-  private ended(orderId: number, status: OrderStatus, filledLots: number, ts: number): void {
-    const change = this.changes.touch(orderId);
-    assert(!change.placed || change.filledLots === filledLots, 'fills of an order ended in its batch add up to what it reports');
-    change.status = status;
-    change.updatedAtMs = ts;
-  }
-
-  /** Writes the gathered orders and candles and the progress, and commits. */
-  private commit(seq: number): void {
-    this.write(seq);
-    this.commitTransaction.run();
-  }
-
-  /** Writes the gathered orders and candles and the progress into the open transaction. */
-  private write(seq: number): void {
-    const changes = this.changes;
-    for (let index = 0; index < changes.count; index++) {
-      const change = changes.at(index);
-      if (change.placed) this.writePlaced(change);
-      else this.writeChanged(change);
-    }
-    changes.clear();
-    this.candleBuckets.flush();
-    this.saveProgress.run(seq);
-    this.appliedSeq = seq;
-  }
-
-  private writePlaced(change: OrderChange): void {
-    this.insertOrder.run(
-      change.orderId,
-      change.userId,
-      change.pairId,
-      change.mode,
-      change.side,
-      change.orderType,
-      change.timeInForce,
-      change.postOnly,
-      change.selfTradePrevention,
-      change.priceTicks,
-      change.stopPriceTicks,
-      change.quantityLots,
-      change.filledLots,
-      change.filledNotionalAtoms,
-      change.feeAtoms,
-      change.status,
-      change.clientOrderId,
-      change.createdAtMs,
-      change.updatedAtMs,
-    );
-  }
-
-  private writeChanged(change: OrderChange): void {
-    const written = this.updateOrder.run(
-      change.status === unchanged ? null : change.status,
-      change.priceTicks === unchanged ? null : change.priceTicks,
-      change.quantityLots === unchanged ? null : change.quantityLots,
-      change.filledLots,
-      change.filledNotionalAtoms,
-      change.feeAtoms,
-      change.updatedAtMs,
-      change.orderId,
-    );
-    assert(written.changes === 1, `order ${change.orderId} changed before it was placed`);
-  }
-
-  private writeCandle(candle: Candle): void {
-    this.upsertCandle.run(
-      candle.pairId,
-      candle.intervalMs,
-      candle.openTimeMs,
-      candle.openTicks,
-      candle.highTicks,
-      candle.lowTicks,
-      candle.closeTicks,
-      candle.volumeLots,
-      candle.quoteVolumeAtoms,
-      candle.trades,
-    );
-  }
-
-  /** Refills each pair's 24-hour window from its one-minute candles and its last price from its newest trade. */
-  private restoreTickers(db: Db, markets: Markets): void {
-    const sinceMs = (Math.floor(this.clock() / minuteMs) - windowMinutes + 1) * minuteMs;
-    const minutes = db.prepare(`SELECT ${candleColumns} FROM exchange_candles WHERE pair_id = ? AND interval_ms = ? AND open_time_ms >= ?
-      ORDER BY open_time_ms`);
-    const lastPrice = db.prepare('SELECT price_ticks FROM exchange_trades WHERE pair_id = ? AND mode = 0 ORDER BY trade_id DESC LIMIT 1').pluck();
-    for (const pair of markets.pairs) {
-      const ticker = this.tickers[pair.index]!;
-      for (const row of minutes.all(pair.id, minuteMs, sinceMs) as CandleRow[]) {
-        ticker.addBucket(row.openTimeMs / minuteMs, row.openTicks, row.highTicks, row.lowTicks, row.closeTicks, row.volumeLots, row.quoteVolumeAtoms, row.trades);
-      }
-      const priceTicks = lastPrice.get(pair.id) as number | undefined;
-      if (priceTicks !== undefined) ticker.setLastPrice(priceTicks);
-    }
-  }
-
-  // -------------------------------------------------------------------------------------------------
-  // Queries
-
-  /** The pair's 24-hour ticker as of now (cheap: recomputed only after a trade or when the minute turns). */
-  ticker(pairId: number): TickerView {
-    const index = this.pairIndexById[pairId];
-    assert(index !== undefined && index >= 0, `ticker of unknown pair ${pairId}`);
-    return this.tickers[index]!.view(this.clock());
-  }
-
-  order(orderId: number): OrderRow | undefined {
-    const row = this.selectOrder.get(orderId) as Row | undefined;
-    return row === undefined ? undefined : orderOf(row);
-  }
-
-  /** The user's orders on a pair in one mode, newest first. */
-  orderHistory(query: OrderHistoryQuery): OrderRow[] {
-    const before = query.beforeOrderId ?? noneBefore;
-    const rows =
-      query.status === undefined
-        ? this.selectOrders.all(query.userId, query.pairId, query.mode, before, query.limit)
-        : this.selectOrdersInStatus.all(query.userId, query.pairId, query.mode, before, query.status, query.limit);
-    return (rows as Row[]).map(orderOf);
-  }
-
-  /** Trades of a pair in one mode, newest first. */
-  trades(pairId: number, mode: Mode, limit: number, beforeTradeId = noneBefore): TradeRow[] {
-    return this.selectTrades.all(pairId, mode, beforeTradeId, limit) as TradeRow[];
-  }
-
-  /** The user's fills on a pair in one mode, newest first (a self-trade is two fills, maker first). */
-  fills(userId: number, pairId: number, mode: Mode, limit: number, beforeTradeId = noneBefore): FillRow[] {
-    return this.selectFills.all(userId, pairId, mode, beforeTradeId, limit, userId, pairId, mode, beforeTradeId, limit, limit) as FillRow[];
+  /** Hands a durable batch to the worker (a batch already replayed at start is skipped). */
+  applyBatch(batch: DurableBatch): void {
+    if (batch.lastSeq <= this.postedSeq) return;
+    this.packer.add(batch);
+    this.postedSeq = batch.lastSeq;
+    this.schedulePost();
   }
 
   /**
-   * Candles in time order: from `startMs` on when it is given, otherwise the latest ones up to `endMs`.
-   * Buckets without trades are absent.
+   * Sends what is packed when no message is in flight and `postIntervalMs` have passed since the last one
+   * (or at once when a query waits); otherwise a timer or the worker's answer sends it later.
    */
-  candles(query: CandleQuery): CandleRow[] {
-    const startMs = query.startMs ?? 0;
-    const endMs = query.endMs ?? noneBefore;
-    if (query.startMs !== undefined) return this.selectCandlesFrom.all(query.pairId, query.intervalMs, startMs, endMs, query.limit) as CandleRow[];
-    return (this.selectLatestCandles.all(query.pairId, query.intervalMs, startMs, endMs, query.limit) as CandleRow[]).reverse();
+  private schedulePost(): void {
+    if (this.inFlight || !this.packer.pending) return;
+    const waitMs = this.waiters.length > 0 ? 0 : this.lastPostMs + postIntervalMs - performance.now();
+    if (waitMs <= 0) {
+      if (this.postTimer !== null) clearTimeout(this.postTimer);
+      this.postTimer = null;
+      return this.post();
+    }
+    if (this.postTimer !== null) return;
+    this.postTimer = setTimeout(() => {
+      this.postTimer = null;
+      this.schedulePost();
+    }, waitMs);
   }
-}
 
-function orderOf(row: Row): OrderRow {
-  return { ...(row as unknown as OrderRow), postOnly: row['postOnly'] === 1 };
+  private post(): void {
+    this.lastPostMs = performance.now();
+    const packed = this.packer.take();
+    const message: ToReadModelWorker = { type: 'batch', batch: packed };
+    this.worker!.postMessage(message, transferables(packed));
+    this.inFlight = true;
+  }
+
+  /** Commands handed to the worker and not yet committed. */
+  get lagCommands(): number {
+    return this.postedSeq - this.appliedSeq;
+  }
+
+  /** True when the worker is so far behind that new commands should wait. */
+  get busy(): boolean {
+    return this.lagCommands > lagCommandsMax;
+  }
+
+  /**
+   * Null when the committed tables already cover `seq`; otherwise a promise that resolves once they do.
+   * Throws ReadModelsBusyError when too many queries wait already.
+   */
+  whenApplied(seq: number): Promise<void> | null {
+    if (this.failure !== null) throw this.failure;
+    if (seq <= this.appliedSeq) return null;
+    if (this.waiters.length >= waitersMax) throw new ReadModelsBusyError(`${this.waiters.length} queries waiting`);
+    const ready = new Promise<void>((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
+    this.schedulePost();
+    return ready;
+  }
+
+  /** Waits for the worker to commit what it was handed, then stops it and closes the query connection. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const worker = this.worker;
+      if (worker !== null && this.failure === null) {
+        const done = new Promise<void>((resolve) => (this.closed = resolve));
+        // Batches still packed go first (messages arrive in order; the worker commits them at close).
+        if (this.postTimer !== null) clearTimeout(this.postTimer);
+        this.postTimer = null;
+        if (this.packer.pending) this.post();
+        const message: ToReadModelWorker = { type: 'close' };
+        worker.postMessage(message);
+        await done;
+        await worker.terminate();
+      }
+      this.db.close();
+    })();
+    return this.closing;
+  }
+
+  private onMessage(message: FromReadModelWorker): void {
+    this.appliedSeq = message.seq;
+    this.inFlight = false;
+    if (message.type === 'applied') this.schedulePost();
+    const waiters = this.waiters;
+    let served = 0;
+    while (served < waiters.length && waiters[served]!.seq <= message.seq) waiters[served++]!.resolve();
+    if (served > 0) waiters.splice(0, served);
+    if (message.type === 'closed') this.closed?.();
+  }
+
+  private fail(error: Error): void {
+    if (this.failure !== null) return;
+    this.failure = error;
+    for (const waiter of this.waiters.splice(0)) waiter.reject(error);
+    this.closed?.();
+    const onFailure =
+      this.options.onFailure ??
+      ((failure: Error) =>
+        process.nextTick(() => {
+          throw failure;
+        }));
+    onFailure(error);
+  }
 }

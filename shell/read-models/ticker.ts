@@ -8,6 +8,12 @@
  * A view is computed only when a trade arrived or the minute turned since the last one; otherwise the
  * same (immutable) view is returned, so callers may keep it.
  */
+import { assert } from '../../engine/core/assert.ts';
+import { EventKind, type EngineEvent } from '../../engine/core/events.ts';
+import type { Markets } from '../../engine/core/units.ts';
+import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
+import type { ReadModelQueries } from './queries.ts';
+
 export const minuteMs = 60_000;
 /** Minutes in the rolling window: one day. */
 export const windowMinutes = 1440;
@@ -123,5 +129,55 @@ export class TickerWindow {
       trades,
       windowStartMs: firstMinute * minuteMs,
     };
+  }
+}
+
+/**
+ * The tickers of every pair, on the main thread: fed the live trades of each durable batch (so that the
+ * ticker and stats routes and the price streams read them without SQLite or another thread), and refilled
+ * at start from the one-minute candles the read models committed.
+ */
+export class Tickers {
+  private readonly windows: TickerWindow[] = [];
+  /** Dense index of each pair by id (the engine keeps pair ids small). */
+  private readonly indexById: number[] = [];
+  private readonly visit = (event: EngineEvent, _seq: number, ts: number): void => {
+    if (event.kind !== EventKind.tradeExecuted || event.mode !== 0) return;
+    this.windows[this.indexById[event.pairId]!]!.addTrade(ts, event.priceTicks, event.quantityLots, event.notionalAtoms);
+  };
+
+  constructor(
+    markets: Markets,
+    private readonly clock: () => number,
+  ) {
+    for (const pair of markets.pairs) {
+      while (this.indexById.length <= pair.id) this.indexById.push(-1);
+      this.indexById[pair.id] = pair.index;
+      this.windows[pair.index] = new TickerWindow();
+    }
+  }
+
+  /** Refills each pair's window from its one-minute candles and its last price from its newest trade. */
+  restore(markets: Markets, queries: ReadModelQueries): void {
+    const sinceMs = (Math.floor(this.clock() / minuteMs) - windowMinutes + 1) * minuteMs;
+    for (const pair of markets.pairs) {
+      const window = this.windows[pair.index]!;
+      for (const row of queries.minutesSince(pair.id, sinceMs)) {
+        window.addBucket(row.openTimeMs / minuteMs, row.openTicks, row.highTicks, row.lowTicks, row.closeTicks, row.volumeLots, row.quoteVolumeAtoms, row.trades);
+      }
+      const priceTicks = queries.lastPrice(pair.id);
+      if (priceTicks !== undefined) window.setLastPrice(priceTicks);
+    }
+  }
+
+  applyBatch(batch: DurableBatch): void {
+    batch.forEachEvent(this.visit);
+  }
+
+  /** The pair's 24-hour ticker as of now (cheap: recomputed only after a trade or when the minute turns). */
+  view(pairId: number): TickerView {
+    const index = this.indexById[pairId];
+    assert(index !== undefined && index >= 0, `ticker of unknown pair ${pairId}`);
+    return this.windows[index]!.view(this.clock());
   }
 }

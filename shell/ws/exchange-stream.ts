@@ -78,6 +78,10 @@ export class ExchangeStream implements StreamSink {
     for (const ws of [...this.sockets]) ws.end(1001, 'server shutting down');
   }
 
+  listening(pair: Pair, channel: Channel): boolean {
+    return this.app.numSubscribers(topic(pair, channel, 'json')) > 0 || this.app.numSubscribers(topic(pair, channel, 'msgpack')) > 0;
+  }
+
   publish(pair: Pair, channel: Channel, message: Record<string, unknown>): void {
     const jsonTopic = topic(pair, channel, 'json');
     if (this.app.numSubscribers(jsonTopic) > 0) this.app.publish(jsonTopic, JSON.stringify(message), false);

@@ -1,0 +1,211 @@
+/**
+ * Queries of the exchange read models (DATA_DIR/read-models.sqlite): one order, a user's order history,
+ * public trades, a user's fills and candles. They run on the main thread on a connection of their own,
+ * while the writer (writer.ts) fills the tables on a worker thread; SQLite's WAL lets the two run side by
+ * side, and a query sees whole committed transactions only (ReadModels.whenApplied says when a given seq
+ * is among them).
+ */
+import type { Db } from '../store/database.ts';
+import type { Mode, OrderType, SelfTradePrevention, Side, TimeInForce } from '../../engine/core/commands.ts';
+import type { OrderStatus } from '../../engine/core/events.ts';
+
+export interface OrderRow {
+  readonly orderId: number;
+  readonly userId: number;
+  readonly pairId: number;
+  readonly mode: Mode;
+  readonly side: Side;
+  readonly orderType: OrderType;
+  readonly timeInForce: TimeInForce;
+  readonly postOnly: boolean;
+  readonly selfTradePrevention: SelfTradePrevention;
+  readonly priceTicks: number;
+  readonly stopPriceTicks: number;
+  readonly quantityLots: number;
+  readonly filledLots: number;
+  readonly filledNotionalAtoms: number;
+  readonly feeAtoms: number;
+  readonly status: OrderStatus;
+  /** Empty when the client gave none. */
+  readonly clientOrderId: string;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+export interface TradeRow {
+  readonly tradeId: number;
+  readonly pairId: number;
+  readonly mode: Mode;
+  readonly priceTicks: number;
+  readonly quantityLots: number;
+  readonly notionalAtoms: number;
+  readonly takerSide: Side;
+  readonly takerOrderId: number;
+  readonly makerOrderId: number;
+  readonly takerUserId: number;
+  readonly makerUserId: number;
+  readonly takerFeeAtoms: number;
+  readonly makerFeeAtoms: number;
+  readonly tsMs: number;
+}
+
+/** One side of a trade as its user sees it. */
+export interface FillRow {
+  readonly tradeId: number;
+  readonly orderId: number;
+  readonly role: 'maker' | 'taker';
+  /** The user's side: the taker's side for the taker, the other one for the maker. */
+  readonly side: Side;
+  readonly priceTicks: number;
+  readonly quantityLots: number;
+  readonly notionalAtoms: number;
+  readonly feeAtoms: number;
+  readonly tsMs: number;
+}
+
+export interface CandleRow {
+  readonly openTimeMs: number;
+  readonly openTicks: number;
+  readonly highTicks: number;
+  readonly lowTicks: number;
+  readonly closeTicks: number;
+  readonly volumeLots: number;
+  readonly quoteVolumeAtoms: number;
+  readonly trades: number;
+}
+
+export interface OrderHistoryQuery {
+  readonly userId: number;
+  readonly pairId: number;
+  readonly mode: Mode;
+  /** Only orders in this status, when given. */
+  readonly status?: OrderStatus;
+  /** Only orders with a smaller id (the previous page's last), when given. */
+  readonly beforeOrderId?: number;
+  readonly limit: number;
+}
+
+export interface CandleQuery {
+  readonly pairId: number;
+  readonly intervalMs: number;
+  readonly startMs?: number;
+  readonly endMs?: number;
+  readonly limit: number;
+}
+
+const orderColumns = `order_id AS orderId, user_id AS userId, pair_id AS pairId, mode, side, order_type AS orderType,
+  time_in_force AS timeInForce, post_only AS postOnly, stp AS selfTradePrevention, price_ticks AS priceTicks,
+  stop_price_ticks AS stopPriceTicks, quantity_lots AS quantityLots, filled_lots AS filledLots,
+  filled_notional_atoms AS filledNotionalAtoms, fee_atoms AS feeAtoms, status, client_order_id AS clientOrderId,
+  created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs`;
+
+const tradeColumns = `trade_id AS tradeId, pair_id AS pairId, mode, price_ticks AS priceTicks, quantity_lots AS quantityLots,
+  notional_atoms AS notionalAtoms, taker_side AS takerSide, taker_order_id AS takerOrderId, maker_order_id AS makerOrderId,
+  taker_user_id AS takerUserId, maker_user_id AS makerUserId, taker_fee_atoms AS takerFeeAtoms,
+  maker_fee_atoms AS makerFeeAtoms, ts_ms AS tsMs`;
+
+const candleColumns = `open_time_ms AS openTimeMs, open_ticks AS openTicks, high_ticks AS highTicks, low_ticks AS lowTicks,
+  close_ticks AS closeTicks, volume_lots AS volumeLots, quote_volume_atoms AS quoteVolumeAtoms, trades`;
+
+/** Each side's newest fills first, then merged: both branches read their index in order and stop at the limit. */
+const fillsSql = `
+  SELECT * FROM (SELECT trade_id AS tradeId, taker_order_id AS orderId, 'taker' AS role, taker_side AS side,
+      price_ticks AS priceTicks, quantity_lots AS quantityLots, notional_atoms AS notionalAtoms,
+      taker_fee_atoms AS feeAtoms, ts_ms AS tsMs
+    FROM exchange_trades WHERE taker_user_id = ? AND pair_id = ? AND mode = ? AND trade_id < ?
+    ORDER BY trade_id DESC LIMIT ?)
+  UNION ALL
+  SELECT * FROM (SELECT trade_id, maker_order_id, 'maker', 1 - taker_side, price_ticks, quantity_lots, notional_atoms,
+      maker_fee_atoms, ts_ms
+    FROM exchange_trades WHERE maker_user_id = ? AND pair_id = ? AND mode = ? AND trade_id < ?
+    ORDER BY trade_id DESC LIMIT ?)
+  ORDER BY tradeId DESC, role LIMIT ?`;
+
+type Row = Record<string, number | string>;
+
+const noneBefore = Number.MAX_SAFE_INTEGER;
+
+export class ReadModelQueries {
+  private readonly selectOrder;
+  private readonly selectOrders;
+  private readonly selectOrdersInStatus;
+  private readonly selectTrades;
+  private readonly selectFills;
+  private readonly selectLatestCandles;
+  private readonly selectCandlesFrom;
+  private readonly selectMinutesSince;
+  private readonly selectLastPrice;
+  private readonly selectAppliedSeq;
+
+  constructor(db: Db) {
+    this.selectOrder = db.prepare(`SELECT ${orderColumns} FROM exchange_orders WHERE order_id = ?`);
+    const ordersOf = `SELECT ${orderColumns} FROM exchange_orders WHERE user_id = ? AND pair_id = ? AND mode = ? AND order_id < ?`;
+    this.selectOrders = db.prepare(`${ordersOf} ORDER BY order_id DESC LIMIT ?`);
+    this.selectOrdersInStatus = db.prepare(`${ordersOf} AND status = ? ORDER BY order_id DESC LIMIT ?`);
+    this.selectTrades = db.prepare(`SELECT ${tradeColumns} FROM exchange_trades WHERE pair_id = ? AND mode = ? AND trade_id < ?
+      ORDER BY trade_id DESC LIMIT ?`);
+    this.selectFills = db.prepare(fillsSql);
+    const candlesOf = `SELECT ${candleColumns} FROM exchange_candles WHERE pair_id = ? AND interval_ms = ? AND open_time_ms >= ? AND open_time_ms <= ?`;
+    this.selectLatestCandles = db.prepare(`${candlesOf} ORDER BY open_time_ms DESC LIMIT ?`);
+    this.selectCandlesFrom = db.prepare(`${candlesOf} ORDER BY open_time_ms ASC LIMIT ?`);
+    this.selectMinutesSince = db.prepare(`SELECT ${candleColumns} FROM exchange_candles WHERE pair_id = ? AND interval_ms = 60000 AND open_time_ms >= ?
+      ORDER BY open_time_ms`);
+    this.selectLastPrice = db.prepare('SELECT price_ticks FROM exchange_trades WHERE pair_id = ? AND mode = 0 ORDER BY trade_id DESC LIMIT 1').pluck();
+    this.selectAppliedSeq = db.prepare('SELECT applied_seq FROM read_model_progress WHERE id = 1').pluck();
+  }
+
+  /** Seq of the last command whose events are committed to the tables. */
+  appliedSeq(): number {
+    return (this.selectAppliedSeq.get() as number | undefined) ?? 0;
+  }
+
+  /** One-minute candles of a pair's live trades from `sinceMs` on, oldest first (what a ticker is restored from). */
+  minutesSince(pairId: number, sinceMs: number): CandleRow[] {
+    return this.selectMinutesSince.all(pairId, sinceMs) as CandleRow[];
+  }
+
+  /** Price of the pair's newest live trade, or undefined before the first. */
+  lastPrice(pairId: number): number | undefined {
+    return this.selectLastPrice.get(pairId) as number | undefined;
+  }
+
+  order(orderId: number): OrderRow | undefined {
+    const row = this.selectOrder.get(orderId) as Row | undefined;
+    return row === undefined ? undefined : orderOf(row);
+  }
+
+  /** The user's orders on a pair in one mode, newest first. */
+  orderHistory(query: OrderHistoryQuery): OrderRow[] {
+    const before = query.beforeOrderId ?? noneBefore;
+    const rows =
+      query.status === undefined
+        ? this.selectOrders.all(query.userId, query.pairId, query.mode, before, query.limit)
+        : this.selectOrdersInStatus.all(query.userId, query.pairId, query.mode, before, query.status, query.limit);
+    return (rows as Row[]).map(orderOf);
+  }
+
+  /** Trades of a pair in one mode, newest first. */
+  trades(pairId: number, mode: Mode, limit: number, beforeTradeId = noneBefore): TradeRow[] {
+    return this.selectTrades.all(pairId, mode, beforeTradeId, limit) as TradeRow[];
+  }
+
+  /** The user's fills on a pair in one mode, newest first (a self-trade is two fills, maker first). */
+  fills(userId: number, pairId: number, mode: Mode, limit: number, beforeTradeId = noneBefore): FillRow[] {
+    return this.selectFills.all(userId, pairId, mode, beforeTradeId, limit, userId, pairId, mode, beforeTradeId, limit, limit) as FillRow[];
+  }
+
+  /**
+   * Candles in time order: from `startMs` on when it is given, otherwise the latest ones up to `endMs`.
+   * Buckets without trades are absent.
+   */
+  candles(query: CandleQuery): CandleRow[] {
+    const startMs = query.startMs ?? 0;
+    const endMs = query.endMs ?? noneBefore;
+    if (query.startMs !== undefined) return this.selectCandlesFrom.all(query.pairId, query.intervalMs, startMs, endMs, query.limit) as CandleRow[];
+    return (this.selectLatestCandles.all(query.pairId, query.intervalMs, startMs, endMs, query.limit) as CandleRow[]).reverse();
+  }
+}
+
+function orderOf(row: Row): OrderRow {
+  return { ...(row as unknown as OrderRow), postOnly: row['postOnly'] === 1 };
+}

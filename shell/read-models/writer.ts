@@ -1,0 +1,301 @@
+/**
+ * The writer of the exchange read models: every order of both modes with its current state, every trade
+ * and OHLC candles of live trades, in DATA_DIR/read-models.sqlite. The engine forgets an order once it
+ * ends, so order status and history of ended orders live only here.
+ *
+ * It is fed durable batches only (derived data: the journal can always make it again). Rows of a batch are
+ * written into the open transaction at once; `commit` ends it with `applied_seq`, the seq of the last
+ * command written, so the committed tables always hold a whole prefix of the journal. In the server the
+ * writer runs on a worker thread (worker.ts), which commits whenever it has no batch waiting; at start,
+ * before that thread exists, `replayFeed` takes the events of every command after the committed
+ * `applied_seq` from the durable engine's recovery, in transactions of at most
+ * `replayCommandsPerTransaction` commands, and `finishReplay` commits the rest.
+ *
+ * Per event it touches pooled objects and, for a trade, runs one prepared INSERT; orders and candles are
+ * gathered per batch and written once each (order-changes.ts, candles.ts). A failure here is a bug: it
+ * stops the process, the open transaction is discarded, and recovery replays what it lost.
+ */
+import type { Db } from '../store/database.ts';
+import type { Markets } from '../../engine/core/units.ts';
+import { assert } from '../../engine/core/assert.ts';
+import { EventKind, OrderStatus, type EngineEvent, type OrderAccepted, type TradeExecuted } from '../../engine/core/events.ts';
+import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
+import { CandleBuckets, type Candle } from './candles.ts';
+import { OrderChanges, unchanged, type OrderChange } from './order-changes.ts';
+
+/** Replayed commands per transaction at start, and live commands per transaction at most. */
+export const replayCommandsPerTransaction = 16_384;
+
+export class ReadModelWriter {
+  /** Seq of the last command whose events are in the tables (committed or in the open transaction). */
+  appliedSeq: number;
+  private readonly changes = new OrderChanges();
+  private readonly candleBuckets: CandleBuckets;
+  /** Dense index of each pair by id (the engine keeps pair ids small). */
+  private readonly pairIndexById: number[] = [];
+  private replaySeq = 0;
+  private replayCommands = 0;
+  /** Live batches written since the open transaction began (it is open when this is > 0). */
+  private uncommittedCommands = 0;
+  private readonly visit = (event: EngineEvent, _seq: number, ts: number): void => this.apply(event, ts);
+
+  private readonly begin;
+  private readonly commitTransaction;
+  private readonly saveProgress;
+  private readonly insertOrder;
+  private readonly updateOrder;
+  private readonly insertTrade;
+  private readonly upsertCandle;
+
+  constructor(db: Db, markets: Markets) {
+    this.begin = db.prepare('BEGIN');
+    this.commitTransaction = db.prepare('COMMIT');
+    this.saveProgress = db.prepare('UPDATE read_model_progress SET applied_seq = ? WHERE id = 1');
+    this.insertOrder = db.prepare(`INSERT INTO exchange_orders (order_id, user_id, pair_id, mode, side, order_type, time_in_force,
+      post_only, stp, price_ticks, stop_price_ticks, quantity_lots, filled_lots, filled_notional_atoms, fee_atoms, status,
+      client_order_id, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.updateOrder = db.prepare(`UPDATE exchange_orders SET status = coalesce(?, status), price_ticks = coalesce(?, price_ticks),
+      quantity_lots = coalesce(?, quantity_lots), filled_lots = filled_lots + ?, filled_notional_atoms = filled_notional_atoms + ?,
+      fee_atoms = fee_atoms + ?, updated_at_ms = ? WHERE order_id = ?`);
+    this.insertTrade = db.prepare(`INSERT INTO exchange_trades (trade_id, pair_id, mode, price_ticks, quantity_lots, notional_atoms,
+      taker_side, taker_order_id, maker_order_id, taker_user_id, maker_user_id, taker_fee_atoms, maker_fee_atoms, ts_ms)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.upsertCandle = db.prepare(`INSERT INTO exchange_candles (pair_id, interval_ms, open_time_ms, open_ticks, high_ticks,
+      low_ticks, close_ticks, volume_lots, quote_volume_atoms, trades) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (pair_id, interval_ms, open_time_ms) DO UPDATE SET high_ticks = max(high_ticks, excluded.high_ticks),
+      low_ticks = min(low_ticks, excluded.low_ticks), close_ticks = excluded.close_ticks,
+      volume_lots = volume_lots + excluded.volume_lots, quote_volume_atoms = quote_volume_atoms + excluded.quote_volume_atoms,
+      trades = trades + excluded.trades`);
+
+    this.appliedSeq = (db.prepare('SELECT applied_seq FROM read_model_progress WHERE id = 1').pluck().get() as number | undefined) ?? 0;
+    for (const pair of markets.pairs) {
+      while (this.pairIndexById.length <= pair.id) this.pairIndexById.push(-1);
+      this.pairIndexById[pair.id] = pair.index;
+    }
+    this.candleBuckets = new CandleBuckets(
+      markets.pairs.map((pair) => pair.id),
+      (candle) => this.writeCandle(candle),
+    );
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Feeding
+
+  /**
+   * Writes one durable batch into the open transaction (beginning one if none is open); a batch already
+   * applied (replayed at start) is skipped. A transaction that has grown to `replayCommandsPerTransaction`
+   * commands is committed here; otherwise `commit` ends it.
+   */
+  applyBatch(batch: DurableBatch): void {
+    if (batch.lastSeq <= this.appliedSeq) return;
+    assert(batch.firstSeq === this.appliedSeq + 1, `read models at seq ${this.appliedSeq} were handed batch ${batch.firstSeq}..${batch.lastSeq}`);
+    if (this.uncommittedCommands === 0) this.begin.run();
+    batch.forEachEvent(this.visit);
+    this.write(batch.lastSeq);
+    this.uncommittedCommands += batch.lastSeq - batch.firstSeq + 1;
+    if (this.uncommittedCommands >= replayCommandsPerTransaction) this.commit();
+  }
+
+  /** Commits the open transaction of live batches, if any; returns the seq the committed tables cover. */
+  commit(): number {
+    if (this.uncommittedCommands > 0) {
+      this.commitTransaction.run();
+      this.uncommittedCommands = 0;
+    }
+    return this.appliedSeq;
+  }
+
+  /** The replay feed for DurableEngine.open: the events of every command after `applied_seq`. */
+  replayFeed(): { afterSeq: number; onEvent(event: EngineEvent, seq: number, ts: number): void } {
+    return { afterSeq: this.appliedSeq, onEvent: (event, seq, ts) => this.applyReplayed(event, seq, ts) };
+  }
+
+  /**
+   * Ends the replay: commits what is left and records `lastSeq`, the recovered journal's last seq (its
+   * last commands may have had no events). Read models ahead of the journal belong to another journal.
+   */
+  finishReplay(lastSeq: number): void {
+    if (this.appliedSeq > lastSeq) {
+      throw new Error(`the read models are at seq ${this.appliedSeq} but the journal ends at ${lastSeq}: the journal was lost or belongs to another database`);
+    }
+    if (this.appliedSeq === lastSeq) return;
+    if (this.replayCommands === 0) this.begin.run();
+    this.commitReplay(lastSeq);
+    this.replayCommands = 0;
+  }
+
+  private applyReplayed(event: EngineEvent, seq: number, ts: number): void {
+    if (seq !== this.replaySeq) {
+      assert(seq > this.appliedSeq && seq > this.replaySeq, 'replayed commands come in seq order after applied_seq');
+      if (this.replayCommands === replayCommandsPerTransaction) {
+        this.commitReplay(this.replaySeq);
+        this.replayCommands = 0;
+      }
+      if (this.replayCommands === 0) this.begin.run();
+      this.replaySeq = seq;
+      this.replayCommands++;
+    }
+    this.apply(event, ts);
+  }
+
+  private apply(event: EngineEvent, ts: number): void {
+    switch (event.kind) {
+      case EventKind.orderAccepted:
+        return this.accepted(event, ts);
+      case EventKind.tradeExecuted:
+        return this.traded(event, ts);
+      case EventKind.orderCancelled:
+        return this.ended(event.orderId, OrderStatus.cancelled, event.filledLots, ts);
+      case EventKind.orderExpired:
+        return this.ended(event.orderId, OrderStatus.expired, event.filledLots, ts);
+      case EventKind.stopTriggered: {
+        const change = this.changes.touch(event.orderId);
+        change.status = OrderStatus.open;
+        change.updatedAtMs = ts;
+        return;
+      }
+      case EventKind.orderAmended: {
+        const change = this.changes.touch(event.orderId);
+        change.priceTicks = event.priceTicks;
+        change.quantityLots = event.quantityLots;
+        change.updatedAtMs = ts;
+        return;
+      }
+      default:
+        // Resting changes no status the fills have not set; a rejected order never existed; balances are
+        // not kept here.
+        return;
+    }
+  }
+
+  private accepted(event: OrderAccepted, ts: number): void {
+    const change = this.changes.touch(event.orderId);
+    change.placed = true;
+    change.userId = event.userId;
+    change.pairId = event.pairId;
+    change.mode = event.mode;
+    change.side = event.side;
+    change.orderType = event.orderType;
+    change.timeInForce = event.timeInForce;
+    change.postOnly = event.postOnly ? 1 : 0;
+    change.selfTradePrevention = event.selfTradePrevention;
+    change.priceTicks = event.priceTicks;
+    change.stopPriceTicks = event.stopPriceTicks;
+    change.quantityLots = event.quantityLots;
+    change.clientOrderId = event.clientOrderId;
+    change.status = event.status;
+    change.createdAtMs = ts;
+    change.updatedAtMs = ts;
+  }
+
+  private traded(event: TradeExecuted, ts: number): void {
+    this.insertTrade.run(
+      event.tradeId,
+      event.pairId,
+      event.mode,
+      event.priceTicks,
+      event.quantityLots,
+      event.notionalAtoms,
+      event.takerSide,
+      event.takerOrderId,
+      event.makerOrderId,
+      event.takerUserId,
+      event.makerUserId,
+      event.takerFeeAtoms,
+      event.makerFeeAtoms,
+      ts,
+    );
+    this.filled(this.changes.touch(event.takerOrderId), event, event.takerFeeAtoms, event.takerRemainingLots, ts);
+    this.filled(this.changes.touch(event.makerOrderId), event, event.makerFeeAtoms, event.makerRemainingLots, ts);
+    if (event.mode !== 0) return;
+    this.candleBuckets.add(this.pairIndexById[event.pairId]!, ts, event.priceTicks, event.quantityLots, event.notionalAtoms);
+  }
+
+  private filled(change: OrderChange, event: TradeExecuted, feeAtoms: number, remainingLots: number, ts: number): void {
+    change.filledLots += event.quantityLots;
+    change.filledNotionalAtoms += event.notionalAtoms;
+    change.feeAtoms += feeAtoms;
+    change.status = remainingLots === 0 ? OrderStatus.filled : OrderStatus.partiallyFilled;
+    change.updatedAtMs = ts;
+  }
+
+  private ended(orderId: number, status: OrderStatus, filledLots: number, ts: number): void {
+    const change = this.changes.touch(orderId);
+    assert(!change.placed || change.filledLots === filledLots, 'fills of an order ended in its batch add up to what it reports');
+    change.status = status;
+    change.updatedAtMs = ts;
+  }
+
+  /** Writes the gathered orders and candles and the progress, and commits. */
+  private commitReplay(seq: number): void {
+    this.write(seq);
+    this.commitTransaction.run();
+  }
+
+  /** Writes the gathered orders and candles and the progress into the open transaction. */
+  private write(seq: number): void {
+    const changes = this.changes;
+    for (let index = 0; index < changes.count; index++) {
+      const change = changes.at(index);
+      if (change.placed) this.writePlaced(change);
+      else this.writeChanged(change);
+    }
+    changes.clear();
+    this.candleBuckets.flush();
+    this.saveProgress.run(seq);
+    this.appliedSeq = seq;
+  }
+
+  private writePlaced(change: OrderChange): void {
+    this.insertOrder.run(
+      change.orderId,
+      change.userId,
+      change.pairId,
+      change.mode,
+      change.side,
+      change.orderType,
+      change.timeInForce,
+      change.postOnly,
+      change.selfTradePrevention,
+      change.priceTicks,
+      change.stopPriceTicks,
+      change.quantityLots,
+      change.filledLots,
+      change.filledNotionalAtoms,
+      change.feeAtoms,
+      change.status,
+      change.clientOrderId,
+      change.createdAtMs,
+      change.updatedAtMs,
+    );
+  }
+
+  private writeChanged(change: OrderChange): void {
+    const written = this.updateOrder.run(
+      change.status === unchanged ? null : change.status,
+      change.priceTicks === unchanged ? null : change.priceTicks,
+      change.quantityLots === unchanged ? null : change.quantityLots,
+      change.filledLots,
+      change.filledNotionalAtoms,
+      change.feeAtoms,
+      change.updatedAtMs,
+      change.orderId,
+    );
+    assert(written.changes === 1, `order ${change.orderId} changed before it was placed`);
+  }
+
+  private writeCandle(candle: Candle): void {
+    this.upsertCandle.run(
+      candle.pairId,
+      candle.intervalMs,
+      candle.openTimeMs,
+      candle.openTicks,
+      candle.highTicks,
+      candle.lowTicks,
+      candle.closeTicks,
+      candle.volumeLots,
+      candle.quoteVolumeAtoms,
+      candle.trades,
+    );
+  }
+}
