@@ -1,5 +1,5 @@
-/** The caller's own account: balances per mode. */
-import { formatAtoms } from '../../engine/core/units.ts';
+/** The caller's own account: balances and the portfolio, per mode. */
+import { formatAtoms, formatSteps, type Markets, type Pair } from '../../engine/core/units.ts';
 import { noAccount, type Ledger } from '../../engine/core/ledger.ts';
 import type { Asset } from '../../engine/core/units.ts';
 import type { Route } from './route-table.ts';
@@ -13,8 +13,96 @@ function balanceRow(ledger: Ledger, account: number, asset: Asset): Record<strin
   return { asset: asset.symbol, available: formatAtoms(available, asset), held: formatAtoms(held, asset), total: formatAtoms(available + held, asset) };
 }
 
+/** The asset every portfolio is valued in. */
+export const valuationSymbol = 'USDC';
+
+/** The pair that prices `asset` in the valuation asset, if there is one. */
+function valuationPair(markets: Markets, asset: Asset): Pair | undefined {
+  return markets.pairs.find((pair) => pair.base === asset && pair.quote.symbol === valuationSymbol);
+}
+
+/**
+ * `atoms` of a pair's base at `priceTicks`, in quote atoms, rounded down: atoms / 10^baseDecimals units
+ * times priceTicks × tick, exactly, in BigInt (a whole balance at a high price leaves the safe range).
+ */
+function valueAtoms(pair: Pair, atoms: number, priceTicks: number): bigint {
+  const numerator = BigInt(atoms) * BigInt(priceTicks) * pair.tick.mantissa * 10n ** BigInt(pair.quote.decimals);
+  const denominator = 10n ** BigInt(pair.base.decimals + pair.tick.scale);
+  return numerator / denominator;
+}
+
+/** Atoms held as a BigInt (a sum of values may pass the safe range) as a decimal string of the asset. */
+function formatBigAtoms(atoms: bigint, asset: Asset): string {
+  const digits = atoms.toString().padStart(asset.decimals + 1, '0');
+  if (asset.decimals === 0) return digits;
+  const cut = digits.length - asset.decimals;
+  return `${digits.slice(0, cut)}.${digits.slice(cut)}`;
+}
+
 export function accountRoutes(context: ShellContext): Route[] {
+  const modeQuery = { type: 'object', additionalProperties: false, properties: { mode: { enum: ['live', 'paper'] } } };
   return [
+    {
+      method: 'GET',
+      path: '/api/v1/account/me/portfolio',
+      auth: 'bearer_or_key',
+      permission: 'read',
+      rateLimit: 'general',
+      summary:
+        'Portfolio of the caller, live or paper: every asset held with its price and value in USDC (last trade of ASSET/USDC), the total, open orders per pair, and positions',
+      query: modeQuery,
+      handler: (request) => {
+        const userId = request.principal!.userId;
+        const mode = request.query['mode'] === 'paper' ? 1 : 0;
+        const engine = context.durable.engine;
+        const ledger = engine.ledger;
+        const account = ledger.find(userId, mode);
+        const valuation = context.markets.assetBySymbol(valuationSymbol)!;
+        let totalAtoms = 0n;
+        let unpriced = 0;
+        const assets = [];
+        for (const asset of context.markets.assets) {
+          const row = balanceRow(ledger, account, asset);
+          const atoms = account === noAccount ? 0 : ledger.availableAtoms(account, asset.index) + ledger.heldAtoms(account, asset.index);
+          if (atoms === 0) continue;
+          let price: string | null = null;
+          let value: bigint | null = null;
+          if (asset === valuation) {
+            price = '1';
+            value = BigInt(atoms);
+          } else {
+            const pair = valuationPair(context.markets, asset);
+            const lastTicks = pair === undefined ? -1 : context.marketData.lastPrice(pair);
+            if (pair !== undefined && lastTicks > 0) {
+              price = formatSteps(lastTicks, pair.tick);
+              value = valueAtoms(pair, atoms, lastTicks);
+            }
+          }
+          if (value === null) unpriced++;
+          else totalAtoms += value;
+          assets.push({ ...row, price, value: value === null ? null : formatBigAtoms(value, valuation) });
+        }
+        const openOrders = new Map<string, number>();
+        for (const slot of engine.openOrderSlots(userId, mode)) {
+          const pair = engine.contexts[engine.orders.context[slot]!]!.pair;
+          openOrders.set(pair.name, (openOrders.get(pair.name) ?? 0) + 1);
+        }
+        return {
+          body: {
+            user_id: userId,
+            mode: mode === 1 ? 'paper' : 'live',
+            valuation_asset: valuationSymbol,
+            total_value: formatBigAtoms(totalAtoms, valuation),
+            // Assets with no trade to price them are listed with null price and value and left out of the total.
+            unpriced_assets: unpriced,
+            assets,
+            open_orders: [...openOrders].map(([pair, count]) => ({ pair, count })),
+            // Positions of the other domains (prediction markets, perpetuals, vaults) join as those modules land.
+            positions: [],
+          },
+        };
+      },
+    },
     {
       method: 'GET',
       path: '/api/v1/account/me/balances',
@@ -22,7 +110,7 @@ export function accountRoutes(context: ShellContext): Route[] {
       permission: 'read',
       rateLimit: 'general',
       summary: 'Token balances of the caller (available, held in open orders, total), live or paper',
-      query: { type: 'object', additionalProperties: false, properties: { mode: { enum: ['live', 'paper'] } } },
+      query: modeQuery,
       handler: (request) => {
         const userId = request.principal!.userId;
         const mode = request.query['mode'] === 'paper' ? 1 : 0;
@@ -39,7 +127,7 @@ export function accountRoutes(context: ShellContext): Route[] {
       permission: 'read',
       rateLimit: 'general',
       summary: 'Trading balance for a pair: the caller s base and quote (available, held, total)',
-      query: { type: 'object', additionalProperties: false, properties: { mode: { enum: ['live', 'paper'] } } },
+      query: modeQuery,
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
         const mode = request.query['mode'] === 'paper' ? 1 : 0;
