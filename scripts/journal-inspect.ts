@@ -36,6 +36,8 @@ function summary(command: Command): string {
       return `orders=${command.orders.map((order) => order.orderId).join(',')}`;
     case CommandKind.cancelBatch:
       return `user=${command.userId} mode=${command.mode} orders=${command.orderIds.join(',')}`;
+    case CommandKind.withdrawTo:
+      return `user=${command.userId} asset=${command.assetId} atoms=${command.amountAtoms} chain=${command.chainId} address=${command.address}${command.reference ? ` ref=${JSON.stringify(command.reference)}` : ''}`;
   }
 }
 

@@ -10,6 +10,8 @@ import type { Db } from './store/database.ts';
 import type { Tokens } from './auth/tokens.ts';
 import type { ApiKeys } from './auth/api-keys.ts';
 import type { TwoFactor } from './auth/two-factor.ts';
+import type { Chains } from './funding/chains.ts';
+import type { WithdrawalAddresses } from './funding/withdrawal-addresses.ts';
 
 export interface ShellContext {
   readonly config: Config;
@@ -26,4 +28,6 @@ export interface ShellContext {
   readonly clock: () => number;
   readonly log: Log;
   readonly identity: { readonly db: Db; readonly tokens: Tokens; readonly keys: ApiKeys; readonly twoFactor: TwoFactor };
+  /** Chains, the withdrawal whitelist, and the secret deposit addresses derive from. */
+  readonly funding: { readonly chains: Chains; readonly addresses: WithdrawalAddresses; readonly depositSecret: Uint8Array };
 }

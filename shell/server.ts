@@ -20,7 +20,10 @@ import { exchangePublicRoutes } from './http/exchange-public.ts';
 import { adminRoutes } from './http/admin.ts';
 import { authRoutes } from './http/auth-routes.ts';
 import { accountRoutes } from './http/account.ts';
-import { openDatabase } from './store/database.ts';
+import { namedSecret, openDatabase } from './store/database.ts';
+import { loadChains } from './funding/chains.ts';
+import { WithdrawalAddresses } from './funding/withdrawal-addresses.ts';
+import { fundingRoutes } from './http/funding.ts';
 import { Tokens } from './auth/tokens.ts';
 import { Authenticator } from './auth/authenticator.ts';
 import { ApiKeys } from './auth/api-keys.ts';
@@ -50,6 +53,7 @@ export function buildRouteTable(context: ShellContext): RouteTable {
   table.add(adminRoutes(context));
   table.add(authRoutes(context));
   table.add(accountRoutes(context));
+  table.add(fundingRoutes(context));
   table.add(apiKeyRoutes(context));
   table.add(exchangeOrderRoutes(context));
   table.add(exchangeHistoryRoutes(context, context.readModels));
@@ -96,7 +100,9 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   const keys = new ApiKeys(db, clock);
   const twoFactor = new TwoFactor(db, clock);
   const streamConnections = (): number => stream.openConnections;
-  const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, streamConnections, clock, log, identity: { db, tokens, keys, twoFactor } };
+  const chains = loadChains(markets);
+  const funding = { chains, addresses: new WithdrawalAddresses(db, chains, clock), depositSecret: namedSecret(db, 'deposit') };
+  const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, streamConnections, clock, log, identity: { db, tokens, keys, twoFactor }, funding };
   const table = buildRouteTable(context);
   table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey), log });
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {

@@ -15,6 +15,7 @@ export const CommandKind = {
   withdraw: 6,
   placeBatch: 7,
   cancelBatch: 8,
+  withdrawTo: 9,
 } as const;
 export type CommandKind = (typeof CommandKind)[keyof typeof CommandKind];
 
@@ -120,6 +121,27 @@ export interface Withdraw {
   amountAtoms: number;
 }
 
+/**
+ * A withdrawal to an external address. It moves money exactly as a live Withdraw does; the destination
+ * and the client's reference ride along so that the journal alone tells where the funds went and which
+ * request asked for them, and the shell can answer a retried request after a crash without paying twice.
+ * Only live funds leave the platform, so there is no mode field.
+ */
+export interface WithdrawTo {
+  kind: typeof CommandKind.withdrawTo;
+  seq: number;
+  ts: number;
+  userId: number;
+  assetId: number;
+  amountAtoms: number;
+  /** Destination chain id (the shell's table: 1 ethereum, 2 base, 3 arbitrum, 4 solana); 1..255. */
+  chainId: number;
+  /** Destination address as the client gave it (already validated by the shell); 1..withdrawAddressCharsMax chars. */
+  address: string;
+  /** The client's idempotency key, or '' (0..withdrawReferenceCharsMax chars). */
+  reference: string;
+}
+
 export interface PlaceBatch {
   kind: typeof CommandKind.placeBatch;
   seq: number;
@@ -136,4 +158,13 @@ export interface CancelBatch {
   orderIds: number[];
 }
 
-export type Command = PlaceOrder | CancelOrder | CancelAll | AmendOrder | Deposit | Withdraw | PlaceBatch | CancelBatch;
+export type Command =
+  | PlaceOrder
+  | CancelOrder
+  | CancelAll
+  | AmendOrder
+  | Deposit
+  | Withdraw
+  | PlaceBatch
+  | CancelBatch
+  | WithdrawTo;

@@ -43,7 +43,7 @@ function checkHolds(engine: Engine, users: number): void {
 
 function expectSupplyChange(command: Command, result: number, supply: Map<number, number>): void {
   if (result !== Result.ok) return;
-  if (command.kind !== CommandKind.deposit && command.kind !== CommandKind.withdraw) return;
+  if (command.kind !== CommandKind.deposit && command.kind !== CommandKind.withdraw && command.kind !== CommandKind.withdrawTo) return;
   const asset = markets.assetById(command.assetId)!;
   const delta = command.kind === CommandKind.deposit ? command.amountAtoms : -command.amountAtoms;
   supply.set(asset.index, (supply.get(asset.index) ?? 0) + delta);
@@ -91,7 +91,16 @@ for (const seed of seeds) {
     assert.equal(stateHash(fast), stateHash(reference));
     // The stream must really exercise the engine: every event kind and the main refusals occur.
     for (const kind of Object.values(EventKind)) assert.ok(kindsSeen.has(kind), `event kind ${kind} never occurred`);
-    for (const result of [Result.ok, Result.orderNotFound, Result.postOnlyWouldTake, Result.insufficientBalance, Result.duplicateClientOrderId]) {
+    const expectedResults = [
+      Result.ok,
+      Result.orderNotFound,
+      Result.postOnlyWouldTake,
+      Result.insufficientBalance,
+      Result.duplicateClientOrderId,
+      Result.invalidDestination,
+      Result.referenceTooLong,
+    ];
+    for (const result of expectedResults) {
       assert.ok(resultsSeen.has(result), `result ${result} never occurred`);
     }
   });

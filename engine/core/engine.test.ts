@@ -1,7 +1,8 @@
 /**
  * The engine's rules, one behaviour per test: order types, time in force, post-only, the market
  * protection band, stops and their cascade, amend and priority, cancel-all, client order ids, STP modes,
- * fees and their rounding, holds and their release, batches, deposits and withdrawals.
+ * fees and their rounding, holds and their release, batches, deposits and withdrawals (plain and to an
+ * external address).
  *
  * ETH/USDC (pair 1): tick 0.01 USDC, lot 0.0001 ETH; one tick × one lot is one USDC atom (10^-6), one lot
  * is 10 000 ETH atoms (10^-8). So 3000.00 USDC is 300 000 ticks, 1 ETH is 10 000 lots, and a fill of
@@ -9,11 +10,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CommandKind, OrderType, SelfTradePrevention, TimeInForce, type Command, type OrderRequest } from './commands.ts';
+import { CommandKind, OrderType, SelfTradePrevention, TimeInForce, type Command, type OrderRequest, type WithdrawTo } from './commands.ts';
 import { Engine, feeCap, feeIncrement } from './engine.ts';
-import { CollectingSink, EventKind, OrderStatus, type EngineEvent, type TradeExecuted } from './events.ts';
+import { BalanceReason, CollectingSink, EventKind, OrderStatus, copyEvent, type EngineEvent, type TradeExecuted } from './events.ts';
+import { withdrawAddressCharsMax, withdrawReferenceCharsMax } from './limits.ts';
 import { noSlot } from './order-store.ts';
-import { Result } from './results.ts';
+import { Result, resultCode } from './results.ts';
+import { stateHash } from './state-hash.ts';
 import { loadMarkets } from '../runtime/markets.ts';
 
 const markets = loadMarkets();
@@ -505,6 +508,79 @@ test('deposits and withdrawals move supply; a withdrawal beyond available is ref
   assert.equal(h.apply({ kind: CommandKind.deposit, ...h.stamp(), userId: 5, mode: 1, assetId: 99, amountAtoms: 1 }), Result.unknownAsset);
   assert.equal(h.apply({ kind: CommandKind.deposit, ...h.stamp(), userId: 5, mode: 1, assetId: usdc.id, amountAtoms: 0.5 }), Result.invalidCommand);
   assert.equal(h.apply({ kind: CommandKind.deposit, ...h.stamp(), userId: 5, mode: 1, assetId: usdc.id, amountAtoms: Number.MAX_SAFE_INTEGER }), Result.balanceLimit);
+  h.audit();
+});
+
+const evmAddress = '0x' + 'ab'.repeat(20);
+
+function withdrawTo(h: Harness, fields: Partial<WithdrawTo>): WithdrawTo {
+  return { kind: CommandKind.withdrawTo, ...h.stamp(), userId: 1, assetId: usdc.id, amountAtoms: 250 * usdcAtoms, chainId: 2, address: evmAddress, reference: 'req-1', ...fields };
+}
+
+test('a withdrawal to an address debits the live account and reports the balance, then the destination', () => {
+  const h = new Harness();
+  h.fund(1, 1_000);
+  h.fund(1, 1_000, 0, 1);
+  const supplyBefore = h.engine.ledger.supply[usdc.index]!;
+  assert.equal(h.apply(withdrawTo(h, {})), Result.ok);
+  assert.deepEqual(h.sink.events, [
+    {
+      kind: EventKind.balanceChanged,
+      userId: 1,
+      mode: 0,
+      assetId: usdc.id,
+      reason: BalanceReason.withdraw,
+      deltaAtoms: -250 * usdcAtoms,
+      availableAtoms: 750 * usdcAtoms,
+      heldAtoms: 0,
+    },
+    { kind: EventKind.fundsWithdrawn, userId: 1, mode: 0, assetId: usdc.id, amountAtoms: 250 * usdcAtoms, chainId: 2, address: evmAddress, reference: 'req-1' },
+  ]);
+  assert.equal(h.available(1, usdc.index), 750 * usdcAtoms);
+  assert.equal(h.available(1, usdc.index, 1), 1_000 * usdcAtoms, 'paper funds are not touched');
+  assert.equal(h.engine.ledger.supply[usdc.index], supplyBefore - 250 * usdcAtoms);
+
+  // Strings at their limits, and the whole available balance; the kept copy outlives the reused event.
+  const address = '9'.repeat(withdrawAddressCharsMax);
+  const reference = 'é'.repeat(withdrawReferenceCharsMax);
+  assert.equal(h.apply(withdrawTo(h, { chainId: 255, address, reference, amountAtoms: 750 * usdcAtoms })), Result.ok);
+  const withdrawn = h.events(EventKind.fundsWithdrawn)[0]!;
+  assert.ok(withdrawn.kind === EventKind.fundsWithdrawn && withdrawn.chainId === 255 && withdrawn.address === address && withdrawn.reference === reference);
+  assert.deepEqual(copyEvent(withdrawn), withdrawn);
+  assert.equal(h.available(1, usdc.index), 0);
+  h.audit();
+});
+
+test('a refused withdrawal to an address changes nothing and emits nothing', () => {
+  const h = new Harness();
+  h.fund(1, 1_000);
+  h.fund(2, 1_000, 0, 1);
+  const before = stateHash(h.engine);
+  const cases: Array<[string, Partial<WithdrawTo>, number]> = [
+    ['more than available', { amountAtoms: 1_000 * usdcAtoms + 1 }, Result.insufficientBalance],
+    ['only paper funds', { userId: 2 }, Result.insufficientBalance],
+    ['no account', { userId: 9 }, Result.insufficientBalance],
+    ['unknown asset', { assetId: 99 }, Result.unknownAsset],
+    ['zero amount', { amountAtoms: 0 }, Result.invalidCommand],
+    ['fractional amount', { amountAtoms: 0.5 }, Result.invalidCommand],
+    ['bad user', { userId: 0 }, Result.invalidUser],
+    ['chain 0', { chainId: 0 }, Result.invalidDestination],
+    ['chain 256', { chainId: 256 }, Result.invalidDestination],
+    ['fractional chain', { chainId: 1.5 }, Result.invalidDestination],
+    ['empty address', { address: '' }, Result.invalidDestination],
+    ['address too long', { address: 'a'.repeat(withdrawAddressCharsMax + 1) }, Result.invalidDestination],
+    ['reference too long', { reference: 'r'.repeat(withdrawReferenceCharsMax + 1) }, Result.referenceTooLong],
+    // The destination is shape and is checked before the funds.
+    ['bad destination and no funds', { address: '', amountAtoms: 10_000 * usdcAtoms }, Result.invalidDestination],
+  ];
+  for (const [name, fields, expected] of cases) {
+    assert.equal(h.apply(withdrawTo(h, fields)), expected, name);
+    assert.deepEqual(h.kinds(), [], `${name}: no events`);
+    assert.equal(stateHash(h.engine), before, `${name}: state unchanged`);
+  }
+  assert.equal(resultCode(Result.invalidDestination), 'INVALID_DESTINATION');
+  assert.equal(resultCode(Result.referenceTooLong), 'REFERENCE_TOO_LONG');
+  assert.equal(h.available(1, usdc.index), 1_000 * usdcAtoms);
   h.audit();
 });
 

@@ -17,6 +17,7 @@ import { grownInt32 } from './typed-arrays.ts';
 import { IntMap, missing } from './int-map.ts';
 import {
   CommandKind,
+  Mode,
   OrderType,
   SelfTradePrevention,
   TimeInForce,
@@ -26,17 +27,18 @@ import {
   type CancelOrder,
   type Command,
   type Deposit,
-  type Mode,
   type OrderRequest,
   type PlaceBatch,
   type Side,
   type Withdraw,
+  type WithdrawTo,
 } from './commands.ts';
 import {
   BalanceChanged,
   BalanceReason,
   CancelReason,
   ExpireReason,
+  FundsWithdrawn,
   OrderAccepted,
   OrderAmended,
   OrderCancelled,
@@ -50,7 +52,17 @@ import {
   type EventSink,
 } from './events.ts';
 import { Ledger, noAccount } from './ledger.ts';
-import { bpsDenominator, defaultLimits, defaultSettings, safeIntegerMax, type EngineLimits, type EngineSettings } from './limits.ts';
+import {
+  bpsDenominator,
+  defaultLimits,
+  defaultSettings,
+  safeIntegerMax,
+  withdrawAddressCharsMax,
+  withdrawChainIdMax,
+  withdrawReferenceCharsMax,
+  type EngineLimits,
+  type EngineSettings,
+} from './limits.ts';
 import { OrderStore, noSlot } from './order-store.ts';
 import { Result, type ResultCode } from './results.ts';
 import type { Markets, Pair } from './units.ts';
@@ -135,6 +147,7 @@ export class Engine implements MatchHandler {
   private readonly amended = new OrderAmended();
   private readonly rejected = new OrderRejected();
   private readonly balanceChanged = new BalanceChanged();
+  private readonly fundsWithdrawn = new FundsWithdrawn();
 
   constructor(options: EngineOptions) {
     this.markets = options.markets;
@@ -183,6 +196,8 @@ export class Engine implements MatchHandler {
         return this.placeBatch(command);
       case CommandKind.cancelBatch:
         return this.cancelBatch(command);
+      case CommandKind.withdrawTo:
+        return this.withdrawTo(command);
     }
   }
 
@@ -202,18 +217,58 @@ export class Engine implements MatchHandler {
   }
 
   private withdraw(command: Withdraw): ResultCode {
-    const asset = this.markets.assetById(command.assetId);
-    if (!validUser(command.userId)) return Result.invalidUser;
-    if (command.mode !== 0 && command.mode !== 1) return Result.invalidMode;
+    const refusal = this.withdrawalRefusal(command.userId, command.mode, command.assetId, command.amountAtoms);
+    if (refusal !== Result.ok) return refusal;
+    this.debit(command.userId, command.mode, command.assetId, command.amountAtoms);
+    return Result.ok;
+  }
+
+  /**
+   * A withdrawal to an external address: the ledger moves as for a live Withdraw, then FundsWithdrawn
+   * reports the destination and the reference. The destination is checked before the funds, as every
+   * shape check comes before the balance check, so that a refusal names the first thing to fix.
+   */
+  private withdrawTo(command: WithdrawTo): ResultCode {
+    if (!validChainId(command.chainId) || !validAddress(command.address)) return Result.invalidDestination;
+    if (typeof command.reference !== 'string') return Result.invalidCommand;
+    if (command.reference.length > withdrawReferenceCharsMax) return Result.referenceTooLong;
+    const refusal = this.withdrawalRefusal(command.userId, Mode.live, command.assetId, command.amountAtoms);
+    if (refusal !== Result.ok) return refusal;
+    this.debit(command.userId, Mode.live, command.assetId, command.amountAtoms);
+    const event = this.fundsWithdrawn;
+    event.userId = command.userId;
+    event.mode = Mode.live;
+    event.assetId = command.assetId;
+    event.amountAtoms = command.amountAtoms;
+    event.chainId = command.chainId;
+    event.address = command.address;
+    event.reference = command.reference;
+    this.sink.onEvent(event);
+    return Result.ok;
+  }
+
+  /** Why a withdrawal of `amountAtoms` from (user, mode) cannot be made, or ok; changes nothing. */
+  private withdrawalRefusal(userId: number, mode: Mode, assetId: number, amountAtoms: number): ResultCode {
+    const asset = this.markets.assetById(assetId);
+    if (!validUser(userId)) return Result.invalidUser;
+    if (mode !== 0 && mode !== 1) return Result.invalidMode;
     if (asset === undefined) return Result.unknownAsset;
-    if (!Number.isSafeInteger(command.amountAtoms) || command.amountAtoms <= 0) return Result.invalidCommand;
-    const account = this.ledger.find(command.userId, command.mode);
-    if (account === noAccount || this.ledger.availableAtoms(account, asset.index) < command.amountAtoms) {
+    if (!Number.isSafeInteger(amountAtoms) || amountAtoms <= 0) return Result.invalidCommand;
+    const account = this.ledger.find(userId, mode);
+    if (account === noAccount || this.ledger.availableAtoms(account, asset.index) < amountAtoms) {
       return Result.insufficientBalance;
     }
-    this.ledger.withdraw(account, asset.index, command.amountAtoms);
-    this.emitBalance(account, asset.index, asset.id, BalanceReason.withdraw, -command.amountAtoms);
     return Result.ok;
+  }
+
+  /** Takes a withdrawal that `withdrawalRefusal` allowed out of the ledger and reports the new balance. */
+  private debit(userId: number, mode: Mode, assetId: number, amountAtoms: number): void {
+    const asset = this.markets.assetById(assetId);
+    const account = this.ledger.find(userId, mode);
+    assert(asset !== undefined, 'debit of an unknown asset');
+    assert(account !== noAccount, 'debit of an unknown account');
+    this.ledger.withdraw(account, asset.index, amountAtoms);
+    this.emitBalance(account, asset.index, asset.id, BalanceReason.withdraw, -amountAtoms);
   }
 
   private emitBalance(account: number, assetIndex: number, assetId: number, reason: BalanceReason, delta: number): void {
@@ -957,6 +1012,14 @@ export interface RestoredOrder {
 
 function validUser(userId: number): boolean {
   return Number.isSafeInteger(userId) && userId > 0;
+}
+
+function validChainId(chainId: number): boolean {
+  return Number.isInteger(chainId) && chainId >= 1 && chainId <= withdrawChainIdMax;
+}
+
+function validAddress(address: string): boolean {
+  return typeof address === 'string' && address.length >= 1 && address.length <= withdrawAddressCharsMax;
 }
 
 function validTicks(ticks: number, pair: Pair): boolean {

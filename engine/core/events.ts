@@ -4,7 +4,8 @@
  * event on the hot path): a sink that keeps an event must copy it (`copyEvent`) before returning.
  *
  * Balances move implicitly with order events (a hold at OrderAccepted, settlement at TradeExecuted, a
- * release at OrderCancelled/OrderExpired); BalanceChanged reports deposits and withdrawals.
+ * release at OrderCancelled/OrderExpired); BalanceChanged reports deposits and withdrawals. A withdrawal
+ * to an external address is followed by FundsWithdrawn, which says where the funds went.
  */
 import type { Mode, OrderType, SelfTradePrevention, Side, TimeInForce } from './commands.ts';
 import type { ResultCode } from './results.ts';
@@ -19,6 +20,7 @@ export const EventKind = {
   orderAmended: 7,
   orderRejected: 8,
   balanceChanged: 9,
+  fundsWithdrawn: 10,
 } as const;
 export type EventKind = (typeof EventKind)[keyof typeof EventKind];
 
@@ -182,6 +184,26 @@ export class BalanceChanged {
   heldAtoms = 0;
 }
 
+/**
+ * Funds left the platform for an external address (WithdrawTo). It follows that command's BalanceChanged
+ * and carries what the ledger does not keep: the destination and the client's reference, so that the
+ * shell can record the withdrawal and, after a crash, find it again among the replayed events.
+ */
+export class FundsWithdrawn {
+  readonly kind = EventKind.fundsWithdrawn;
+  userId = 0;
+  /**
+   * Always live: only live funds can be withdrawn to an address. It is carried so that every event has a
+   * mode and consumers can filter on it without asking which kind they hold.
+   */
+  mode: Mode = 0;
+  assetId = 0;
+  amountAtoms = 0;
+  chainId = 0;
+  address = '';
+  reference = '';
+}
+
 export type EngineEvent =
   | OrderAccepted
   | OrderRested
@@ -191,7 +213,8 @@ export type EngineEvent =
   | StopTriggered
   | OrderAmended
   | OrderRejected
-  | BalanceChanged;
+  | BalanceChanged
+  | FundsWithdrawn;
 
 export interface EventSink {
   /** Called synchronously; `event` is reused after the call returns. */

@@ -64,5 +64,19 @@ export const defaultSettings: EngineSettings = {
 /** Basis points in one whole. */
 export const bpsDenominator = 10_000;
 
+/**
+ * Characters in the destination address of a withdrawal (WithdrawTo). The longest address the shell's
+ * chains use is a 44-character Solana key; the rest leaves room for a chain whose addresses are longer
+ * without letting a command carry an unbounded string into the journal.
+ */
+export const withdrawAddressCharsMax = 64;
+/** Characters in the client's reference (idempotency key) of a withdrawal; empty when it gave none. */
+export const withdrawReferenceCharsMax = 64;
+/**
+ * The highest destination chain id a withdrawal may name. Chain ids are small numbers from the shell's
+ * chain table (1 ethereum to 4 solana today); the bound keeps each to one byte wherever it is stored.
+ */
+export const withdrawChainIdMax = 255;
+
 /** Characters accepted in one decimal input (a string or a number's shortest form). */
 export const decimalInputLengthMax = 40;

@@ -9,6 +9,8 @@
  *   300-399  orders
  *   400-499  limits
  */
+import { withdrawAddressCharsMax, withdrawChainIdMax, withdrawReferenceCharsMax } from './limits.ts';
+
 export const Result = {
   ok: 0,
 
@@ -35,6 +37,8 @@ export const Result = {
   stopPriceRequired: 121,
   invalidOrderOptions: 122,
   invalidClientOrderId: 123,
+  invalidDestination: 124,
+  referenceTooLong: 125,
 
   insufficientBalance: 200,
   balanceLimit: 201,
@@ -97,6 +101,11 @@ const info: Record<ResultCode, ResultInfo> = {
     message: 'post_only applies only to limit orders with time in force GTC',
   },
   [Result.invalidClientOrderId]: { code: 'INVALID_CLIENT_ORDER_ID', message: 'client_order_id is empty or too long' },
+  [Result.invalidDestination]: {
+    code: 'INVALID_DESTINATION',
+    message: `the chain id must be 1 to ${withdrawChainIdMax} and the address 1 to ${withdrawAddressCharsMax} characters`,
+  },
+  [Result.referenceTooLong]: { code: 'REFERENCE_TOO_LONG', message: `the reference is longer than ${withdrawReferenceCharsMax} characters` },
 
   [Result.insufficientBalance]: { code: 'INSUFFICIENT_BALANCE', message: 'available balance is too low' },
   [Result.balanceLimit]: { code: 'BALANCE_LIMIT', message: 'the balance would leave the exact integer range' },

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { crc32 } from 'node:zlib';
 import { Encoder, decode } from '@msgpack/msgpack';
-import type { Command, OrderRequest } from '../core/commands.ts';
+import { CommandKind, type Command, type OrderRequest, type WithdrawTo } from '../core/commands.ts';
+import { withdrawAddressCharsMax, withdrawReferenceCharsMax } from '../core/limits.ts';
 import { noSlot } from '../core/order-store.ts';
 import { Engine } from '../core/engine.ts';
 import { CommandGenerator } from '../core/sim/generator.ts';
@@ -17,6 +18,7 @@ import {
   encodeSegmentHeader,
   frameBytesMax,
   journalFormatVersion,
+  segmentFormatVersion,
 } from './codec.ts';
 
 const markets = loadMarkets();
@@ -40,6 +42,8 @@ function commandAsArray(command: Command): unknown[] {
       return [7, command.seq, command.ts, command.orders.map(order)];
     case 8:
       return [8, command.seq, command.ts, command.userId, command.mode, command.orderIds];
+    case 9:
+      return [9, command.seq, command.ts, command.userId, command.assetId, command.amountAtoms, command.chainId, command.address, command.reference];
   }
 }
 
@@ -66,7 +70,7 @@ test('every generated command survives encode and decode unchanged', () => {
   assert.equal(decoder.status, FrameStatus.ok);
   assert.deepEqual(decoded, commands);
   const kinds = new Set(decoded.map((command) => command.kind));
-  assert.equal(kinds.size, 8, 'all eight command kinds were encoded');
+  assert.equal(kinds.size, Object.keys(CommandKind).length, 'every command kind was encoded');
 });
 
 test('a torn tail is incomplete; a flipped byte is corrupt; the offset stops before the bad frame', () => {
@@ -157,10 +161,82 @@ test('an oversized command is refused by the encoder, not grown', () => {
   assert.equal(encoder.length, 0);
 });
 
-test('segment headers carry the format version and first seq', () => {
+/** Encodes and decodes commands through frames; the decoder must stop cleanly after them. */
+function roundTrip(commands: Command[]): Command[] {
+  const encoder = new FrameEncoder();
+  for (const command of commands) assert.ok(encoder.append(command) > 0);
+  const decoder = new FrameDecoder(encoder.bytes());
+  const decoded: Command[] = [];
+  for (let command = decoder.next(); command !== null; command = decoder.next()) decoded.push(command);
+  assert.equal(decoder.status, FrameStatus.ok, decoder.problem);
+  return decoded;
+}
+
+function withdrawTo(fields: Partial<WithdrawTo>): WithdrawTo {
+  return { kind: CommandKind.withdrawTo, seq: 7, ts: 1_767_225_600_123, userId: 3, assetId: 2, amountAtoms: 2 ** 53 - 1, chainId: 4, address: '0xabc', reference: '', ...fields };
+}
+
+test('a withdrawal to an address round-trips, with strings at the engine s limits and at the format s', () => {
+  const commands = [
+    withdrawTo({}),
+    withdrawTo({ chainId: 255, address: 'A'.repeat(withdrawAddressCharsMax), reference: 'r'.repeat(withdrawReferenceCharsMax) }),
+    // Non-ASCII of two, three and four UTF-8 bytes (the last a surrogate pair, two UTF-16 units).
+    withdrawTo({ address: 'é'.repeat(withdrawAddressCharsMax), reference: '出金'.repeat(withdrawReferenceCharsMax / 2) }),
+    withdrawTo({ address: '💸'.repeat(withdrawAddressCharsMax / 2), reference: `ref-é-出-💸` }),
+    // The format leaves room above the engine's limits (256 UTF-16 units), so a command the engine would
+    // refuse by its own code is still journaled faithfully when asked.
+    withdrawTo({ address: '出'.repeat(256), reference: '💸'.repeat(128) }),
+  ];
+  assert.deepEqual(roundTrip(commands), commands);
+  const encoder = new FrameEncoder();
+  encoder.append(commands[0]!);
+  assert.deepEqual(decode(encoder.bytes().subarray(8)), [9, 7, 1_767_225_600_123, 3, 2, 2 ** 53 - 1, 4, '0xabc', '']);
+});
+
+test('a withdrawal to an address over the format s limits or with malformed text cannot be journaled', () => {
+  const encoder = new FrameEncoder();
+  assert.equal(encoder.append(withdrawTo({ address: 'a'.repeat(257) })), -2);
+  assert.equal(encoder.append(withdrawTo({ reference: 'a'.repeat(257) })), -2);
+  assert.equal(encoder.append(withdrawTo({ reference: '💸'.repeat(128) + 'x' })), -2);
+  assert.equal(encoder.append(withdrawTo({ chainId: 1.5 })), -2);
+  assert.equal(encoder.append(withdrawTo({ amountAtoms: 2 ** 53 })), -2);
+  // A lone surrogate would come back as U+FFFD, a different reference: refused rather than changed.
+  assert.equal(encoder.append(withdrawTo({ reference: 'ref-\ud800' })), -2);
+  assert.equal(encoder.append(withdrawTo({ address: '\udc00abc' })), -2);
+  assert.equal(encoder.length, 0);
+
+  // A frame written by another encoder with an overlong string is refused by the decoder.
+  const payload = new Encoder().encode([9, 1, 1, 3, 2, 5, 1, 'a'.repeat(257), '']);
+  const frame = Buffer.alloc(8 + payload.length);
+  frame.writeUInt32LE(payload.length, 0);
+  frame.writeUInt32LE(crc32(payload), 4);
+  frame.set(payload, 8);
+  const decoder = new FrameDecoder(frame);
+  assert.equal(decoder.next(), null);
+  assert.equal(decoder.status, FrameStatus.corrupt);
+  assert.match(decoder.problem, /address is too long/);
+
+  const short = new Encoder().encode([9, 1, 1, 3, 2, 5, 1, 'a']);
+  const shortFrame = Buffer.alloc(8 + short.length);
+  shortFrame.writeUInt32LE(short.length, 0);
+  shortFrame.writeUInt32LE(crc32(short), 4);
+  shortFrame.set(short, 8);
+  const shortDecoder = new FrameDecoder(shortFrame);
+  assert.equal(shortDecoder.next(), null);
+  assert.match(shortDecoder.problem, /withdrawTo has 8 fields, expected 9/);
+});
+
+test('segment headers carry the format version and first seq; versions 1 and 2 are read, newer refused', () => {
+  assert.equal(journalFormatVersion, 2);
   assert.equal(decodeSegmentHeader(encodeSegmentHeader(12345), 'x'), 12345);
-  const newer = encodeSegmentHeader(1);
-  newer.writeUInt16LE(journalFormatVersion + 1, 4);
-  assert.throws(() => decodeSegmentHeader(newer, 'seg'), (error: unknown) => error instanceof JournalFormatError && /format version 2/.test(error.message));
+  assert.equal(segmentFormatVersion(encodeSegmentHeader(12345), 'x'), 2);
+  assert.equal(decodeSegmentHeader(encodeSegmentHeader(678, 1), 'x'), 678);
+  assert.equal(segmentFormatVersion(encodeSegmentHeader(678, 1), 'x'), 1);
+  for (const version of [0, 3]) {
+    assert.throws(
+      () => decodeSegmentHeader(encodeSegmentHeader(1, version), 'seg'),
+      (error: unknown) => error instanceof JournalFormatError && new RegExp(`seg: journal format version ${version}; this build reads version 2`).test(error.message),
+    );
+  }
   assert.throws(() => decodeSegmentHeader(Buffer.from('not a journal at all'), 'seg'), /bad magic/);
 });

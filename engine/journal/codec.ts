@@ -9,6 +9,10 @@
  * A segment file starts with a 16-byte header: the magic `TPJL`, a u16 format version, a u16 of zero and
  * the u64 sequence number of the segment's first frame.
  *
+ * Versions: 1 has command kinds 1 to 8; 2 adds kind 9 (WithdrawTo) and changes nothing else, so this
+ * build reads segments of both and writes version 2. A segment's frames are all of its header's version:
+ * a writer never continues an older segment with frames of a newer kind (see SegmentWriter.resume).
+ *
  * Decoding checks lengths and limits before it allocates: a length beyond `frameBytesMax` is refused as
  * corrupt, never read.
  */
@@ -30,7 +34,9 @@ import { defaultLimits } from '../core/limits.ts';
 /** Items a journaled batch may carry: the engine refuses more, but the format leaves room. */
 const batchItemsMax = Math.max(defaultLimits.batchOrdersMax, defaultLimits.batchCancelMax) * 4;
 
-export const journalFormatVersion = 1;
+/** The version this build writes; it reads every version from `journalFormatVersionOldest` up to it. */
+export const journalFormatVersion = 2;
+export const journalFormatVersionOldest = 1;
 export const segmentMagic = 0x4c4a5054; // "TPJL" read as a little-endian u32
 export const segmentHeaderBytes = 16;
 export const frameHeaderBytes = 8;
@@ -63,6 +69,23 @@ function orderIsEncodable(order: OrderRequest): boolean {
     typeof order.clientOrderId === 'string' &&
     order.clientOrderId.length <= stringCharsMax
   );
+}
+
+/**
+ * Whether a string can be journaled: short, and well-formed UTF-16. A lone surrogate would be written as
+ * U+FFFD and so read back as a different string; a withdrawal's reference that changed on replay could
+ * no longer be matched to the client's retry.
+ */
+function stringIsEncodable(value: string): boolean {
+  if (typeof value !== 'string' || value.length > stringCharsMax) return false;
+  for (let index = 0; index < value.length; index++) {
+    const unit = value.charCodeAt(index);
+    if (unit < 0xd800 || unit > 0xdfff) continue;
+    const next = value.charCodeAt(index + 1);
+    if (unit > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) return false;
+    index++;
+  }
+  return true;
 }
 
 /** Whether a command fits the journal format (safe integers, short strings, bounded lists). */
@@ -106,6 +129,15 @@ export function commandIsEncodable(command: Command): boolean {
         Array.isArray(command.orderIds) &&
         command.orderIds.length <= batchItemsMax &&
         command.orderIds.every((id) => Number.isSafeInteger(id))
+      );
+    case CommandKind.withdrawTo:
+      return (
+        Number.isSafeInteger(command.userId) &&
+        Number.isSafeInteger(command.assetId) &&
+        Number.isSafeInteger(command.amountAtoms) &&
+        Number.isSafeInteger(command.chainId) &&
+        stringIsEncodable(command.address) &&
+        stringIsEncodable(command.reference)
       );
     default:
       return false;
@@ -186,6 +218,15 @@ export function writeCommand(writer: PositionalWriter, command: Command): void {
       writer.integer(command.mode);
       writer.arrayHeader(command.orderIds.length);
       for (const orderId of command.orderIds) writer.integer(orderId);
+      return;
+    case CommandKind.withdrawTo:
+      writeHead(writer, 9, command);
+      writer.integer(command.userId);
+      writer.integer(command.assetId);
+      writer.integer(command.amountAtoms);
+      writer.integer(command.chainId);
+      writer.string(command.address);
+      writer.string(command.reference);
       return;
   }
 }
@@ -292,6 +333,20 @@ export function readCommand(reader: PositionalReader): Command {
       command = { kind, seq, ts, userId, mode, orderIds };
       break;
     }
+    case CommandKind.withdrawTo:
+      expectLength(length, 9, 'withdrawTo');
+      command = {
+        kind,
+        seq,
+        ts,
+        userId: reader.integer('userId'),
+        assetId: reader.integer('assetId'),
+        amountAtoms: reader.integer('amountAtoms'),
+        chainId: reader.integer('chainId'),
+        address: reader.string('address', stringCharsMax),
+        reference: reader.string('reference', stringCharsMax),
+      };
+      break;
     default:
       throw new JournalFormatError(`frame: unknown command kind ${kind}`);
   }
@@ -415,10 +470,11 @@ export class FrameDecoder {
 // ---------------------------------------------------------------------------------------------------
 // Segment headers.
 
-export function encodeSegmentHeader(firstSeq: number): Buffer {
+/** A segment header; `version` is this build's unless a test rebuilds an older segment. */
+export function encodeSegmentHeader(firstSeq: number, version = journalFormatVersion): Buffer {
   const header = Buffer.alloc(segmentHeaderBytes);
   header.writeUInt32LE(segmentMagic, 0);
-  header.writeUInt16LE(journalFormatVersion, 4);
+  header.writeUInt16LE(version, 4);
   header.writeUInt16LE(0, 6);
   header.writeBigUInt64LE(BigInt(firstSeq), 8);
   return header;
@@ -426,14 +482,21 @@ export function encodeSegmentHeader(firstSeq: number): Buffer {
 
 /** The first seq of a segment; throws a format error naming the problem for a foreign or newer file. */
 export function decodeSegmentHeader(bytes: Uint8Array, name: string): number {
+  segmentFormatVersion(bytes, name);
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, segmentHeaderBytes);
+  const firstSeq = Number(view.readBigUInt64LE(8));
+  if (!Number.isSafeInteger(firstSeq) || firstSeq < 1) throw new JournalFormatError(`${name}: bad first seq`);
+  return firstSeq;
+}
+
+/** The format version of a segment, one this build reads; throws a format error otherwise. */
+export function segmentFormatVersion(bytes: Uint8Array, name: string): number {
   if (bytes.length < segmentHeaderBytes) throw new JournalFormatError(`${name}: shorter than a segment header`);
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, segmentHeaderBytes);
   if (view.readUInt32LE(0) !== segmentMagic) throw new JournalFormatError(`${name}: not a journal segment (bad magic)`);
   const version = view.readUInt16LE(4);
-  if (version !== journalFormatVersion) {
+  if (version < journalFormatVersionOldest || version > journalFormatVersion) {
     throw new JournalFormatError(`${name}: journal format version ${version}; this build reads version ${journalFormatVersion}`);
   }
-  const firstSeq = Number(view.readBigUInt64LE(8));
-  if (!Number.isSafeInteger(firstSeq) || firstSeq < 1) throw new JournalFormatError(`${name}: bad first seq`);
-  return firstSeq;
+  return version;
 }

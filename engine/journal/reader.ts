@@ -6,7 +6,7 @@
  */
 import { readFileSync, truncateSync } from 'node:fs';
 import type { Command } from '../core/commands.ts';
-import { FrameDecoder, FrameStatus, decodeSegmentHeader, segmentHeaderBytes } from './codec.ts';
+import { FrameDecoder, FrameStatus, decodeSegmentHeader, segmentFormatVersion, segmentHeaderBytes } from './codec.ts';
 import { listSegments, type SegmentFile } from './segments.ts';
 
 export class JournalCorruptError extends Error {
@@ -42,6 +42,8 @@ export interface ReadSummary {
   /** The last segment and the byte length of its valid part, for a writer that continues it. */
   lastSegment: SegmentFile | null;
   lastSegmentBytes: number;
+  /** The format version in the last segment's header (0 when there is none). */
+  lastSegmentFormatVersion: number;
 }
 
 /** Reads every frame after `afterSeq` from a journal directory (or one segment file) and hands it on. */
@@ -49,7 +51,7 @@ export function readJournal(source: string | SegmentFile[], onCommand: (command:
   const segments = typeof source === 'string' ? listSegments(source) : source;
   const afterSeq = options.afterSeq ?? 0;
   const toSeq = options.toSeq ?? Number.MAX_SAFE_INTEGER;
-  const summary: ReadSummary = { lastSeq: afterSeq, commands: 0, bytes: 0, lastSegment: null, lastSegmentBytes: 0 };
+  const summary: ReadSummary = { lastSeq: afterSeq, commands: 0, bytes: 0, lastSegment: null, lastSegmentBytes: 0, lastSegmentFormatVersion: 0 };
   let expected = -1;
   for (let index = 0; index < segments.length; index++) {
     const segment = segments[index]!;
@@ -65,6 +67,7 @@ export function readJournal(source: string | SegmentFile[], onCommand: (command:
     }
     summary.lastSegment = segment;
     summary.lastSegmentBytes = bytes.length;
+    summary.lastSegmentFormatVersion = segmentFormatVersion(bytes, segment.name);
     const decoder = new FrameDecoder(bytes, segmentHeaderBytes);
     let frameStart = decoder.offset;
     for (let command = decoder.next(); command !== null; command = decoder.next()) {

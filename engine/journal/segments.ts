@@ -7,7 +7,7 @@
 import { closeSync, constants, fdatasyncSync, fsyncSync, mkdirSync, openSync, readdirSync, writeSync } from 'node:fs';
 import { write } from 'node:fs';
 import { join } from 'node:path';
-import { encodeSegmentHeader, segmentHeaderBytes } from './codec.ts';
+import { encodeSegmentHeader, journalFormatVersion, segmentHeaderBytes } from './codec.ts';
 
 export const segmentSuffix = '.seg';
 export const defaultSegmentBytesMax = 64 * 1024 * 1024;
@@ -74,12 +74,19 @@ export class SegmentWriter {
 
   /**
    * Continues an existing segment (after recovery) at its current end, or starts none: the first batch
-   * then opens a new one.
+   * then opens a new one. A segment's header names the format of all its frames, so a segment of an older
+   * format version is continued only while it holds no frame (its header is rewritten to this version);
+   * one with frames is left as it is and the next batch starts a new segment.
    */
-  resume(path: string, sizeBytes: number): void {
+  resume(path: string, sizeBytes: number, formatVersion: number, firstSeq: number): void {
     this.close();
+    if (formatVersion !== journalFormatVersion && sizeBytes > segmentHeaderBytes) return;
     this.fd = openSync(path, openFlags(this.syncMode, false));
     this.segmentBytes = sizeBytes;
+    if (formatVersion !== journalFormatVersion) {
+      const header = encodeSegmentHeader(firstSeq);
+      writeSync(this.fd, header, 0, header.length, 0);
+    }
   }
 
   /** Opens the segment a batch starting at `firstSeq` goes to, rolling if it would not fit. */

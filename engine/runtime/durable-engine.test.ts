@@ -1,22 +1,24 @@
 /**
  * Durability: replay equals live, snapshot plus tail equals live, a SIGKILLed process loses nothing it
  * acknowledged, a torn tail is cut off, corruption stops the start with a precise error, a snapshot with
- * a wrong hash is passed over, and limits refuse rather than grow.
+ * a wrong hash is passed over, limits refuse rather than grow, and a journal of an older format version
+ * is read and continued in a segment of the current one.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, statSync, truncateSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from '../core/commands.ts';
 import { Engine } from '../core/engine.ts';
-import { copyEvent, type EngineEvent } from '../core/events.ts';
+import { EventKind, copyEvent, type EngineEvent } from '../core/events.ts';
 import { noSlot } from '../core/order-store.ts';
 import { Result } from '../core/results.ts';
 import { stateHash } from '../core/state-hash.ts';
 import { CommandGenerator, Prng } from '../core/sim/generator.ts';
+import { encodeSegmentHeader, journalFormatVersion, segmentFormatVersion } from '../journal/codec.ts';
 import { JournalCorruptError } from '../journal/reader.ts';
 import { listSegments } from '../journal/segments.ts';
 import { listSnapshots } from '../journal/snapshot-file.ts';
@@ -250,5 +252,63 @@ test('a replay feed gets again exactly the durable events after its seq, from a 
     await reopened.close();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a version 1 journal is recovered and continued in a new version 2 segment; an empty one is upgraded', async () => {
+  const fixtures = fileURLToPath(new URL('../../fixtures/journals/', import.meta.url));
+  const golden = JSON.parse(readFileSync(join(fixtures, 'golden.json'), 'utf8')) as { journal: string; commands: number; state_hash: string };
+  const goldenSegment = listSegments(join(fixtures, golden.journal))[0]!;
+  const usdc = markets.assetBySymbol('USDC')!;
+  const dataDir = temporaryDir();
+  try {
+    const journalDir = join(dataDir, 'journal');
+    mkdirSync(journalDir, { recursive: true });
+    copyFileSync(goldenSegment.path, join(journalDir, goldenSegment.name));
+    const durable = open(dataDir);
+    assert.equal(durable.recovery.lastSeq, golden.commands);
+    assert.equal(durable.recovery.stateHash, golden.state_hash);
+    const withdrawal: Command = { kind: 9, seq: 0, ts: 0, userId: 1, assetId: usdc.id, amountAtoms: 5, chainId: 4, address: 'So1ana', reference: 'retry-me-出金' };
+    const submitted = await durable.submit(withdrawal);
+    assert.equal(submitted.result, Result.ok);
+    assert.equal(submitted.seq, golden.commands + 1);
+    await durable.close();
+
+    // The version 1 segment kept its bytes; the withdrawal went to a new segment of this build's version.
+    const segments = listSegments(journalDir);
+    assert.deepEqual(segments.map((segment) => segment.firstSeq), [1, golden.commands + 1]);
+    assert.ok(readFileSync(segments[0]!.path).equals(readFileSync(goldenSegment.path)));
+    assert.equal(segmentFormatVersion(readFileSync(segments[1]!.path), 'new'), journalFormatVersion);
+
+    // After a crash (no snapshot) the journal alone gives the withdrawal back, destination and reference.
+    for (const snapshot of listSnapshots(join(dataDir, 'snapshots'))) rmSync(snapshot.path);
+    const replayed: EngineEvent[] = [];
+    const reopened = open(dataDir, { replayFeed: { afterSeq: golden.commands, onEvent: (event) => replayed.push(copyEvent(event)) } });
+    assert.equal(reopened.recovery.lastSeq, golden.commands + 1);
+    assert.deepEqual(replayed.map((event) => event.kind), [EventKind.balanceChanged, EventKind.fundsWithdrawn]);
+    assert.deepEqual(replayed[1], { kind: EventKind.fundsWithdrawn, userId: 1, mode: 0, assetId: usdc.id, amountAtoms: 5, chainId: 4, address: 'So1ana', reference: 'retry-me-出金' });
+    reopened.sequencer.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  const emptyDir = temporaryDir();
+  try {
+    // A version 1 segment that holds only its header (a crash right after it was created) is continued,
+    // its header rewritten: no frame of version 1 is in it, so nothing it says becomes untrue.
+    const journalDir = join(emptyDir, 'journal');
+    mkdirSync(journalDir, { recursive: true });
+    const path = join(journalDir, '00000000000000000001.seg');
+    writeFileSync(path, encodeSegmentHeader(1, 1));
+    const durable = open(emptyDir);
+    assert.equal((await durable.submit({ kind: 5, seq: 0, ts: 0, userId: 1, mode: 0, assetId: usdc.id, amountAtoms: 10 })).seq, 1);
+    await durable.close();
+    assert.equal(listSegments(journalDir).length, 1);
+    assert.equal(segmentFormatVersion(readFileSync(path), 'upgraded'), journalFormatVersion);
+    const reopened = open(emptyDir);
+    assert.equal(reopened.recovery.lastSeq, 1);
+    reopened.sequencer.close();
+  } finally {
+    rmSync(emptyDir, { recursive: true, force: true });
   }
 });

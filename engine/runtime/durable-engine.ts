@@ -3,7 +3,7 @@
  *
  * Open: load the newest valid snapshot (its state hash verified; a bad one is skipped for an older one),
  * replay the journal after it with seq continuity checked, cut off a torn tail, and continue the last
- * segment. Every replayed command must be accepted again, as it was when journaled; anything else means
+ * segment (or start a new one when an older format version wrote it). Every replayed command must be accepted again, as it was when journaled; anything else means
  * the journal and the code disagree and the start stops.
  *
  * Snapshots are taken every `snapshotEveryCommands` commands or `snapshotEveryMs` of clock time, and on
@@ -128,7 +128,8 @@ export class DurableEngine {
     );
     engine.sink = nullSink;
     const writer = new SegmentWriter(journalDir, options.syncMode ?? 'sync', options.segmentBytesMax ?? defaultSegmentBytesMax);
-    if (summary.lastSegment !== null) writer.resume(summary.lastSegment.path, summary.lastSegmentBytes);
+    const last = summary.lastSegment;
+    if (last !== null) writer.resume(last.path, summary.lastSegmentBytes, summary.lastSegmentFormatVersion, last.firstSeq);
     const recovery: RecoveryReport = {
       snapshotSeq,
       snapshotPath: loaded?.path ?? null,

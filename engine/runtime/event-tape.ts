@@ -11,6 +11,7 @@
 import {
   BalanceChanged,
   EventKind,
+  FundsWithdrawn,
   OrderAccepted,
   OrderAmended,
   OrderCancelled,
@@ -168,6 +169,17 @@ export class EventTape implements EventSink {
         n[at++] = event.availableAtoms;
         n[at++] = event.heldAtoms;
         break;
+      case EventKind.fundsWithdrawn:
+        n = this.room(8);
+        n[at++] = event.kind;
+        n[at++] = event.userId;
+        n[at++] = event.mode;
+        n[at++] = event.assetId;
+        n[at++] = event.amountAtoms;
+        n[at++] = event.chainId;
+        n[at++] = this.strings.push(event.address) - 1;
+        n[at++] = this.strings.push(event.reference) - 1;
+        break;
     }
     this.length = at;
   }
@@ -184,6 +196,7 @@ export class TapeReader {
   private readonly amended = new OrderAmended();
   private readonly rejected = new OrderRejected();
   private readonly balance = new BalanceChanged();
+  private readonly withdrawn = new FundsWithdrawn();
 
   /** Visits the events recorded in `[start, end)` of the tape, in order. */
   read(tape: EventTape, start: number, end: number, visit: EventVisitor): void {
@@ -305,6 +318,18 @@ export class TapeReader {
           event.deltaAtoms = n[at++]!;
           event.availableAtoms = n[at++]!;
           event.heldAtoms = n[at++]!;
+          visit(event);
+          break;
+        }
+        case EventKind.fundsWithdrawn: {
+          const event = this.withdrawn;
+          event.userId = n[at++]!;
+          event.mode = n[at++] as Mode;
+          event.assetId = n[at++]!;
+          event.amountAtoms = n[at++]!;
+          event.chainId = n[at++]!;
+          event.address = tape.strings[n[at++]!]!;
+          event.reference = tape.strings[n[at++]!]!;
           visit(event);
           break;
         }

@@ -47,8 +47,9 @@ function digest(text: string): string {
   return hash('sha256', text, 'hex');
 }
 
+/** Agent keys are the ones with a registered rate (only /mcp/v1/register issues those). */
 function principalOf(id: number, userId: number, permissions: Permission[], tier: Tier, requestsPerMinute: number | null): Principal {
-  return { userId, keyId: id, permissions, tier, requestsPerMinute };
+  return { userId, keyId: id, permissions, tier, requestsPerMinute, via: requestsPerMinute === null ? 'key' : 'agent' };
 }
 
 function record(row: Row): ApiKeyRecord {

@@ -19,10 +19,12 @@ export interface Principal {
   readonly tier: Tier;
   /** An agent key's registered rate, used for every class instead of the tier's limits. */
   readonly requestsPerMinute: number | null;
+  /** How the caller authenticated: a login session, a user's API key, or an agent's `mcp_` key. */
+  readonly via: 'session' | 'key' | 'agent';
 }
 
 const sessionPermissions: readonly Permission[] = ['read', 'trade'];
-const adminPrincipal: Principal = { userId: 0, keyId: 0, permissions: sessionPermissions, tier: 'ADMIN', requestsPerMinute: null };
+const adminPrincipal: Principal = { userId: 0, keyId: 0, permissions: sessionPermissions, tier: 'ADMIN', requestsPerMinute: null, via: 'key' };
 
 function sameText(a: string, b: string): boolean {
   const left = Buffer.from(a);
@@ -96,7 +98,7 @@ export class Authenticator {
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     if (match === null) throw new ApiError(401, 'UNAUTHENTICATED', 'Authorization: Bearer <access token> or X-API-Key required');
     const userId = await this.tokens.verifyAccess(match[1]!);
-    return { userId, keyId: 0, permissions: sessionPermissions, tier: 'STANDARD', requestsPerMinute: null };
+    return { userId, keyId: 0, permissions: sessionPermissions, tier: 'STANDARD', requestsPerMinute: null, via: 'session' };
   }
 
   /** Routes without credentials count per client address (a login or code attempt at the stricter limit). */

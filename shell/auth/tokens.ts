@@ -6,7 +6,7 @@
  */
 import { hash, randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
-import type { Db } from '../store/database.ts';
+import { namedSecret, type Db } from '../store/database.ts';
 import { ApiError } from '../http/errors.ts';
 
 export const accessTokenSeconds = 15 * 60;
@@ -31,14 +31,7 @@ export class Tokens {
     private readonly db: Db,
     private readonly clock: () => number,
   ) {
-    const row = db.prepare("SELECT value FROM secrets WHERE name = 'jwt'").get() as { value: Buffer } | undefined;
-    if (row !== undefined) {
-      this.secret = new Uint8Array(row.value);
-    } else {
-      const secret = randomBytes(32);
-      db.prepare("INSERT INTO secrets (name, value) VALUES ('jwt', ?)").run(secret);
-      this.secret = new Uint8Array(secret);
-    }
+    this.secret = namedSecret(db, 'jwt');
   }
 
   async issue(userId: number, family = randomBytes(16).toString('hex')): Promise<TokenPair> {

@@ -74,6 +74,18 @@ export interface CandleRow {
   readonly trades: number;
 }
 
+export interface WithdrawalRow {
+  readonly seq: number;
+  readonly userId: number;
+  readonly assetId: number;
+  readonly amountAtoms: number;
+  readonly chainId: number;
+  readonly address: string;
+  /** Empty when the client gave none. */
+  readonly reference: string;
+  readonly tsMs: number;
+}
+
 export interface OrderHistoryQuery {
   readonly userId: number;
   readonly pairId: number;
@@ -136,6 +148,8 @@ export class ReadModelQueries {
   private readonly selectMinutesSince;
   private readonly selectLastPrice;
   private readonly selectAppliedSeq;
+  private readonly selectWithdrawalByReference;
+  private readonly selectWithdrawals;
 
   constructor(db: Db) {
     this.selectOrder = db.prepare(`SELECT ${orderColumns} FROM exchange_orders WHERE order_id = ?`);
@@ -152,6 +166,10 @@ export class ReadModelQueries {
       ORDER BY open_time_ms`);
     this.selectLastPrice = db.prepare('SELECT price_ticks FROM exchange_trades WHERE pair_id = ? AND mode = 0 ORDER BY trade_id DESC LIMIT 1').pluck();
     this.selectAppliedSeq = db.prepare('SELECT applied_seq FROM read_model_progress WHERE id = 1').pluck();
+    const withdrawalColumns = `seq, user_id AS userId, asset_id AS assetId, amount_atoms AS amountAtoms, chain_id AS chainId, address,
+      reference, ts_ms AS tsMs`;
+    this.selectWithdrawalByReference = db.prepare(`SELECT ${withdrawalColumns} FROM withdrawals WHERE user_id = ? AND reference = ? ORDER BY seq LIMIT 1`);
+    this.selectWithdrawals = db.prepare(`SELECT ${withdrawalColumns} FROM withdrawals WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`);
   }
 
   /** Seq of the last command whose events are committed to the tables. */
@@ -167,6 +185,16 @@ export class ReadModelQueries {
   /** Price of the pair's newest live trade, or undefined before the first. */
   lastPrice(pairId: number): number | undefined {
     return this.selectLastPrice.get(pairId) as number | undefined;
+  }
+
+  /** The user's first withdrawal with this (non-empty) reference. */
+  withdrawalByReference(userId: number, reference: string): WithdrawalRow | undefined {
+    return this.selectWithdrawalByReference.get(userId, reference) as WithdrawalRow | undefined;
+  }
+
+  /** The user's withdrawals, newest first. */
+  withdrawals(userId: number, limit: number, beforeSeq = noneBefore): WithdrawalRow[] {
+    return this.selectWithdrawals.all(userId, beforeSeq, limit) as WithdrawalRow[];
   }
 
   order(orderId: number): OrderRow | undefined {

@@ -1,6 +1,6 @@
 /**
  * The read models' own database, DATA_DIR/read-models.sqlite: orders of both modes with their current
- * state, trades, candles of live trades, and the seq of the last command committed to them. It is derived
+ * state, trades, candles of live trades, withdrawals, and the seq of the last command committed to them. It is derived
  * from the journal, so it is kept apart from identity: deleting it costs a replay, not an account.
  */
 import { join } from 'node:path';
@@ -66,6 +66,21 @@ const migrations: string[] = [
      trades INTEGER NOT NULL,
      PRIMARY KEY (pair_id, interval_ms, open_time_ms)
    ) WITHOUT ROWID;`,
+  // Withdrawals to external addresses, by the seq of their command. The reference (the client's
+  // idempotency key) is indexed but not unique: the shell keeps it unique, and a table constraint that a
+  // journaled command could break would stop every replay of that journal.
+  `CREATE TABLE withdrawals (
+     seq INTEGER PRIMARY KEY,
+     user_id INTEGER NOT NULL,
+     asset_id INTEGER NOT NULL,
+     amount_atoms INTEGER NOT NULL,
+     chain_id INTEGER NOT NULL,
+     address TEXT NOT NULL,
+     reference TEXT NOT NULL,
+     ts_ms INTEGER NOT NULL
+   );
+   CREATE INDEX withdrawals_user ON withdrawals(user_id, seq);
+   CREATE INDEX withdrawals_reference ON withdrawals(user_id, reference);`,
 ];
 
 export function openReadModelDatabase(dataDir: string): Db {

@@ -1,6 +1,6 @@
 /**
- * The writer of the exchange read models: every order of both modes with its current state, every trade
- * and OHLC candles of live trades, in DATA_DIR/read-models.sqlite. The engine forgets an order once it
+ * The writer of the exchange read models: every order of both modes with its current state, every trade,
+ * OHLC candles of live trades and every withdrawal, in DATA_DIR/read-models.sqlite. The engine forgets an order once it
  * ends, so order status and history of ended orders live only here.
  *
  * It is fed durable batches only (derived data: the journal can always make it again). Rows of a batch are
@@ -37,7 +37,7 @@ export class ReadModelWriter {
   private replayCommands = 0;
   /** Live batches written since the open transaction began (it is open when this is > 0). */
   private uncommittedCommands = 0;
-  private readonly visit = (event: EngineEvent, _seq: number, ts: number): void => this.apply(event, ts);
+  private readonly visit = (event: EngineEvent, seq: number, ts: number): void => this.apply(event, seq, ts);
 
   private readonly begin;
   private readonly commitTransaction;
@@ -46,6 +46,7 @@ export class ReadModelWriter {
   private readonly updateOrder;
   private readonly insertTrade;
   private readonly upsertCandle;
+  private readonly insertWithdrawal;
 
   constructor(db: Db, markets: Markets) {
     this.begin = db.prepare('BEGIN');
@@ -60,6 +61,8 @@ export class ReadModelWriter {
     this.insertTrade = db.prepare(`INSERT INTO exchange_trades (trade_id, pair_id, mode, price_ticks, quantity_lots, notional_atoms,
       taker_side, taker_order_id, maker_order_id, taker_user_id, maker_user_id, taker_fee_atoms, maker_fee_atoms, ts_ms)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.insertWithdrawal = db.prepare(`INSERT INTO withdrawals (seq, user_id, asset_id, amount_atoms, chain_id, address, reference, ts_ms)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
     this.upsertCandle = db.prepare(`INSERT INTO exchange_candles (pair_id, interval_ms, open_time_ms, open_ticks, high_ticks,
       low_ticks, close_ticks, volume_lots, quote_volume_atoms, trades) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (pair_id, interval_ms, open_time_ms) DO UPDATE SET high_ticks = max(high_ticks, excluded.high_ticks),
@@ -135,10 +138,10 @@ export class ReadModelWriter {
       this.replaySeq = seq;
       this.replayCommands++;
     }
-    this.apply(event, ts);
+    this.apply(event, seq, ts);
   }
 
-  private apply(event: EngineEvent, ts: number): void {
+  private apply(event: EngineEvent, seq: number, ts: number): void {
     switch (event.kind) {
       case EventKind.orderAccepted:
         return this.accepted(event, ts);
@@ -161,6 +164,9 @@ export class ReadModelWriter {
         change.updatedAtMs = ts;
         return;
       }
+      case EventKind.fundsWithdrawn:
+        this.insertWithdrawal.run(seq, event.userId, event.assetId, event.amountAtoms, event.chainId, event.address, event.reference, ts);
+        return;
       default:
         // Resting changes no status the fills have not set; a rejected order never existed; balances are
         // not kept here.

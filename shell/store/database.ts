@@ -5,6 +5,7 @@
  * applied in order at open, recorded in `schema_version`.
  */
 import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
 export type Db = Database.Database;
@@ -58,7 +59,25 @@ const migrations: string[] = [
      trust_level TEXT NOT NULL,
      created_at TEXT NOT NULL
    );`,
+  `CREATE TABLE withdrawal_addresses (
+     user_id INTEGER NOT NULL REFERENCES users(id),
+     chain_id INTEGER NOT NULL,
+     address TEXT NOT NULL,
+     label TEXT NOT NULL,
+     created_at_ms INTEGER NOT NULL,
+     usable_at_ms INTEGER NOT NULL,
+     PRIMARY KEY (user_id, chain_id, address)
+   ) WITHOUT ROWID;`,
 ];
+
+/** A named random secret of the deployment (made on first use, kept in the identity database). */
+export function namedSecret(db: Db, name: string, bytes = 32): Uint8Array {
+  const row = db.prepare('SELECT value FROM secrets WHERE name = ?').get(name) as { value: Buffer } | undefined;
+  if (row !== undefined) return new Uint8Array(row.value);
+  const secret = randomBytes(bytes);
+  db.prepare('INSERT INTO secrets (name, value) VALUES (?, ?)').run(name, secret);
+  return new Uint8Array(secret);
+}
 
 /** The identity and credentials database, DATA_DIR/platform.sqlite. */
 export function openDatabase(dataDir: string): Db {

@@ -1,8 +1,8 @@
 /**
  * A seeded generator of realistic command streams: resting limits around a drifting mid, cancels and
  * amends of live orders, crossing limits, market, IOC, FOK and post-only orders, stops, cancel-all,
- * batches, deposits and withdrawals, self-trades (few users, mixed STP modes), duplicate client ids and a
- * sprinkle of malformed commands. The same seed gives the same stream.
+ * batches, deposits and withdrawals (some to external addresses), self-trades (few users, mixed STP
+ * modes), duplicate client ids and a sprinkle of malformed commands. The same seed gives the same stream.
  *
  * The generator remembers the orders it placed; given an oracle that knows which are still live, it
  * mostly cancels and amends live ones, as a real client would.
@@ -17,7 +17,8 @@ import {
   type OrderRequest,
   type Side,
 } from '../commands.ts';
-import type { Markets, Pair } from '../units.ts';
+import { withdrawAddressCharsMax, withdrawReferenceCharsMax } from '../limits.ts';
+import type { Asset, Markets, Pair } from '../units.ts';
 
 /** sfc32: a small, fast, well-tested 32-bit PRNG; the whole stream derives from its seed. */
 export class Prng {
@@ -103,6 +104,13 @@ interface PairState {
 const startPrices: Record<string, number> = { ETH: 3000, BTC: 60000, SOL: 150, DOGE: 0.15, PLAT: 0.5, PRED: 0.2 };
 
 const rememberedMax = 4096;
+/** Share of live withdrawals that go to an external address (WithdrawTo) rather than a plain Withdraw. */
+const withdrawToShare = 0.4;
+/** Chain ids of the shell's chain table (1 ethereum, 2 base, 3 arbitrum, 4 solana). */
+const chainIds = [1, 2, 3, 4] as const;
+const solanaChainId = 4;
+const hexDigits = '0123456789abcdef';
+const base58Digits = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 /** Quote atoms each user starts with per mode (10 million of a 6-decimal quote asset). */
 const startQuoteAtoms = 10_000_000_000_000;
 
@@ -386,6 +394,38 @@ export class CommandGenerator {
     const asset = random.chance(0.5) ? state.pair.quote : state.pair.base;
     const amountAtoms = random.int(1, 1_000_000) * 10 ** Math.min(asset.decimals, 4);
     const kind = random.chance(0.5) ? CommandKind.deposit : CommandKind.withdraw;
+    if (kind === CommandKind.withdraw && mode === 0 && random.chance(withdrawToShare)) return this.withdrawTo(userId, asset, amountAtoms);
     return { kind, ...this.stamp(), userId, mode, assetId: asset.id, amountAtoms };
+  }
+
+  /**
+   * A withdrawal to an address on one of the shell's chains, with a reference most of the time. About one
+   * in ten is invalid (a chain id out of range, an empty or overlong address, an overlong reference) and
+   * must be refused; some strings sit exactly at their limits, and some references are not ASCII, so the
+   * journal's string coding is exercised at its edges.
+   */
+  private withdrawTo(userId: number, asset: Asset, amountAtoms: number): Command {
+    const random = this.random;
+    let chainId: number = random.pick(chainIds);
+    let address = chainId === solanaChainId ? this.digits(base58Digits, random.int(32, 44)) : '0x' + this.digits(hexDigits, 40);
+    let reference = '';
+    const referenceRoll = random.next();
+    if (referenceRoll < 0.5) reference = `w-${userId}-${random.int(1, 1_000_000)}`;
+    else if (referenceRoll < 0.6) reference = `retrait-é-${random.int(1, 1000)}-出金`;
+    else if (referenceRoll < 0.65) reference = this.digits(hexDigits, withdrawReferenceCharsMax);
+    const invalidRoll = random.next();
+    if (invalidRoll < 0.03) chainId = random.chance(0.5) ? 0 : 256;
+    else if (invalidRoll < 0.05) address = '';
+    else if (invalidRoll < 0.07) address = this.digits(base58Digits, withdrawAddressCharsMax + 1);
+    else if (invalidRoll < 0.1) reference = this.digits(hexDigits, withdrawReferenceCharsMax + 1);
+    else if (invalidRoll < 0.12) address = this.digits(base58Digits, withdrawAddressCharsMax);
+    return { kind: CommandKind.withdrawTo, ...this.stamp(), userId, assetId: asset.id, amountAtoms, chainId, address, reference };
+  }
+
+  /** `count` characters drawn from `alphabet`. */
+  private digits(alphabet: string, count: number): string {
+    let text = '';
+    for (let index = 0; index < count; index++) text += alphabet[this.random.int(0, alphabet.length - 1)];
+    return text;
   }
 }
