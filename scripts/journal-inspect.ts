@@ -38,6 +38,12 @@ function summary(command: Command): string {
       return `user=${command.userId} mode=${command.mode} orders=${command.orderIds.join(',')}`;
     case CommandKind.withdrawTo:
       return `user=${command.userId} asset=${command.assetId} atoms=${command.amountAtoms} chain=${command.chainId} address=${command.address}${command.reference ? ` ref=${JSON.stringify(command.reference)}` : ''}`;
+    case CommandKind.quoteVenue:
+      return `pair=${command.pairId} pool=${command.poolId} chain=${command.chainId} version=${command.version} bids=${command.bidPriceTicks.length} best_bid=${command.bidPriceTicks[0] ?? '-'} asks=${command.askPriceTicks.length} best_ask=${command.askPriceTicks[0] ?? '-'}`;
+    case CommandKind.openPaperAccount:
+      return `user=${command.userId} assets=${command.assetIds.join(',')} atoms=${command.amountsAtoms.join(',')}`;
+    case CommandKind.expireVenues:
+      return '';
   }
 }
 

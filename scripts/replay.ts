@@ -13,6 +13,7 @@ import { Engine } from '../engine/core/engine.ts';
 import { Result, resultCode, type ResultCode } from '../engine/core/results.ts';
 import { stateHash } from '../engine/core/state-hash.ts';
 import { readJournal } from '../engine/journal/reader.ts';
+import { useRulesOf } from '../engine/journal/rules.ts';
 import { listSegments, type SegmentFile } from '../engine/journal/segments.ts';
 import { loadNewestSnapshot } from '../engine/journal/snapshot-file.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
@@ -80,7 +81,8 @@ function progress(segment: SegmentFile | null, bytes: number): void {
 let diverged = 0;
 const summary = readJournal(
   segments,
-  (command) => {
+  (command, formatVersion) => {
+    useRulesOf(engine, formatVersion);
     const result = engine.apply(command);
     if (result !== Result.ok && diverged++ === 0) {
       console.error(`\nseq ${command.seq}: ${resultCode(result as ResultCode)} on replay of a journaled command`);

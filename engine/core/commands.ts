@@ -16,6 +16,9 @@ export const CommandKind = {
   placeBatch: 7,
   cancelBatch: 8,
   withdrawTo: 9,
+  quoteVenue: 10,
+  openPaperAccount: 11,
+  expireVenues: 12,
 } as const;
 export type CommandKind = (typeof CommandKind)[keyof typeof CommandKind];
 
@@ -158,6 +161,50 @@ export interface CancelBatch {
   orderIds: number[];
 }
 
+/**
+ * An outside venue's liquidity for one pair: the levels an AMM pool's worker computed from the pool's
+ * state, replacing that pool's previous levels as a whole. Bids best first (descending), asks best first
+ * (ascending), as parallel arrays of ticks and lots.
+ */
+export interface QuoteVenue {
+  kind: typeof CommandKind.quoteVenue;
+  seq: number;
+  ts: number;
+  pairId: number;
+  /** The pool's stable id (1..venuePoolIdMax) and its chain (1..withdrawChainIdMax). */
+  poolId: number;
+  chainId: number;
+  /** Increases with every quote of the pool; a quote not newer than the pool's last is refused. */
+  version: number;
+  bidPriceTicks: number[];
+  bidLots: number[];
+  askPriceTicks: number[];
+  askLots: number[];
+}
+
+/**
+ * Opens a user's paper account with its simulated starting balances (parallel arrays). Refused when the
+ * account is already open, so that racing first paper orders fund it once.
+ */
+export interface OpenPaperAccount {
+  kind: typeof CommandKind.openPaperAccount;
+  seq: number;
+  ts: number;
+  userId: number;
+  assetIds: number[];
+  amountsAtoms: number[];
+}
+
+/**
+ * Removes the levels of every venue whose last quote is older than the quote lifetime at this command's
+ * time. The runtime sends it when its clock says a venue went quiet; takers skip such levels anyway.
+ */
+export interface ExpireVenues {
+  kind: typeof CommandKind.expireVenues;
+  seq: number;
+  ts: number;
+}
+
 export type Command =
   | PlaceOrder
   | CancelOrder
@@ -167,4 +214,7 @@ export type Command =
   | Withdraw
   | PlaceBatch
   | CancelBatch
-  | WithdrawTo;
+  | WithdrawTo
+  | QuoteVenue
+  | OpenPaperAccount
+  | ExpireVenues;

@@ -11,6 +11,13 @@
  *   order is exactly ceil(notional × bps / 10 000) however many fills it takes; the taker and maker fee
  *   caps of a buy are held at placement and the unused part is released when the order ends;
  * - a buy that fills below its hold price gets the difference released at once.
+ *
+ * Hybrid liquidity: beside each live book, a VenueBook holds the levels outside venues (AMM pools) quote.
+ * A taker takes price first; at one price the resting orders come before the venues' levels (and venues
+ * among themselves by chain, then pool). A fill against a venue settles through the mode's venue account
+ * and is reported as AmmFill. Paper orders match in their own book, whose virtual liquidity is the live
+ * hybrid book read-only (VirtualLevels); a resting paper order fills when a live trade prints through its
+ * price.
  */
 import { assert } from './assert.ts';
 import { grownInt32 } from './typed-arrays.ts';
@@ -27,13 +34,17 @@ import {
   type CancelOrder,
   type Command,
   type Deposit,
+  type ExpireVenues,
+  type OpenPaperAccount,
   type OrderRequest,
   type PlaceBatch,
+  type QuoteVenue,
   type Side,
   type Withdraw,
   type WithdrawTo,
 } from './commands.ts';
 import {
+  AmmFill,
   BalanceChanged,
   BalanceReason,
   CancelReason,
@@ -48,6 +59,10 @@ import {
   OrderStatus,
   StopTriggered,
   TradeExecuted,
+  VenueExpired,
+  VenueQuoted,
+  Liquidity,
+  liveBookVenueId,
   nullSink,
   type EventSink,
 } from './events.ts';
@@ -56,7 +71,13 @@ import {
   bpsDenominator,
   defaultLimits,
   defaultSettings,
+  paperFundingAssetsMax,
   safeIntegerMax,
+  userIdMax,
+  venueLevelsPerSideMax,
+  venuePoolIdMax,
+  venueUserId,
+  venuesPerPairMax,
   withdrawAddressCharsMax,
   withdrawChainIdMax,
   withdrawReferenceCharsMax,
@@ -68,6 +89,12 @@ import { Result, type ResultCode } from './results.ts';
 import type { Markets, Pair } from './units.ts';
 import { noPrice, type Book, type BookFactory, type MatchHandler } from './book/book.ts';
 import { FastBookFactory } from './book/fast-book.ts';
+import { SimHashDomain, simTxHash } from './sim-hash.ts';
+import { VenueBook, type QuotedSide } from './venue-book.ts';
+import { LiveVenueLevels, VirtualLevels } from './virtual-levels.ts';
+
+/** What a taker takes outside liquidity from: a live venue view or a paper order's copy of the live book. */
+type VirtualSource = LiveVenueLevels | VirtualLevels;
 
 export interface EngineOptions {
   readonly markets: Markets;
@@ -148,6 +175,33 @@ export class Engine implements MatchHandler {
   private readonly rejected = new OrderRejected();
   private readonly balanceChanged = new BalanceChanged();
   private readonly fundsWithdrawn = new FundsWithdrawn();
+  private readonly ammFilled = new AmmFill();
+  private readonly venueQuoted = new VenueQuoted();
+  private readonly venueExpired = new VenueExpired();
+
+  /**
+   * Whether paper orders see the live hybrid book (its levels as their virtual liquidity, its trades
+   * filling them). Always on for new commands; off only while replaying journals written before that rule
+   * (journal/rules.ts).
+   */
+  paperSeesLiveBook = true;
+  /** Outside venues' levels per pair index: the live hybrid book's virtual part. */
+  readonly venues: VenueBook[] = [];
+  /** The time of the command being applied (journaled): what venue freshness is judged against. */
+  private nowMs = 0;
+  private readonly liveVenueLevels = new LiveVenueLevels();
+  private readonly paperVirtual = new VirtualLevels();
+  /** The outside source of the taker being matched (null while it takes only from its own book). */
+  private takerSource: VirtualSource | null = null;
+  /** Live trades of the command being applied, for resting paper orders: pair index, price, lots. */
+  private readonly printPairs: number[] = [];
+  private readonly printPrices: number[] = [];
+  private readonly printLots: number[] = [];
+  /** Fills of resting paper orders by live prints come through this handler (no taker order of ours). */
+  private readonly paperPrints: MatchHandler = {
+    onFill: (makerSlot, priceTicks, lots, makerRemainingLots) => this.onPaperPrintFill(makerSlot, priceTicks, lots, makerRemainingLots),
+    onSelfTradeMakerRemoved: () => assert(false, 'a live print has no account of its own'),
+  };
 
   constructor(options: EngineOptions) {
     this.markets = options.markets;
@@ -172,6 +226,7 @@ export class Engine implements MatchHandler {
         const index = pair.index * 2 + mode;
         this.contexts[index] = new BookContext(index, pair, mode, this.books.create(this.limits.priceLevelsPerSideMax));
       }
+      this.venues[pair.index] = new VenueBook();
     }
   }
 
@@ -179,6 +234,14 @@ export class Engine implements MatchHandler {
   // Commands
 
   apply(command: Command): ResultCode {
+    this.nowMs = command.ts;
+    const result = this.dispatch(command);
+    // Trades only happen in accepted commands; resting paper orders see this command's live prints now.
+    if (this.printPairs.length > 0) this.fillPaperOnPrints();
+    return result;
+  }
+
+  private dispatch(command: Command): ResultCode {
     switch (command.kind) {
       case CommandKind.placeOrder:
         return this.placeOrder(command);
@@ -198,6 +261,12 @@ export class Engine implements MatchHandler {
         return this.cancelBatch(command);
       case CommandKind.withdrawTo:
         return this.withdrawTo(command);
+      case CommandKind.quoteVenue:
+        return this.quoteVenue(command);
+      case CommandKind.openPaperAccount:
+        return this.openPaperAccount(command);
+      case CommandKind.expireVenues:
+        return this.expireVenues(command);
     }
   }
 
@@ -269,6 +338,107 @@ export class Engine implements MatchHandler {
     assert(account !== noAccount, 'debit of an unknown account');
     this.ledger.withdraw(account, asset.index, amountAtoms);
     this.emitBalance(account, asset.index, asset.id, BalanceReason.withdraw, -amountAtoms);
+  }
+
+  /**
+   * Opens a paper account with its simulated starting balances. Refused when it is open already, so that
+   * two first paper orders racing each other fund it once.
+   */
+  private openPaperAccount(command: OpenPaperAccount): ResultCode {
+    if (!validUser(command.userId)) return Result.invalidUser;
+    const { assetIds, amountsAtoms } = command;
+    if (!Array.isArray(assetIds) || !Array.isArray(amountsAtoms) || assetIds.length !== amountsAtoms.length) return Result.invalidCommand;
+    if (assetIds.length > paperFundingAssetsMax) return Result.invalidCommand;
+    for (let index = 0; index < assetIds.length; index++) {
+      const asset = this.markets.assetById(assetIds[index]!);
+      if (asset === undefined) return Result.unknownAsset;
+      const amount = amountsAtoms[index]!;
+      if (!Number.isSafeInteger(amount) || amount <= 0) return Result.invalidCommand;
+      if (assetIds.indexOf(assetIds[index]!) !== index) return Result.invalidCommand;
+      if (!this.ledger.canMint(asset.index, amount)) return Result.balanceLimit;
+    }
+    if (this.ledger.find(command.userId, Mode.paper) !== noAccount) return Result.paperAccountExists;
+    if (this.ledger.accountCount >= this.limits.accountsMax) return Result.tooManyAccounts;
+    const account = this.ledger.findOrOpen(command.userId, Mode.paper);
+    this.ensureAccountLists(account);
+    for (let index = 0; index < assetIds.length; index++) {
+      const asset = this.markets.assetById(assetIds[index]!)!;
+      this.ledger.deposit(account, asset.index, amountsAtoms[index]!);
+      this.emitBalance(account, asset.index, asset.id, BalanceReason.deposit, amountsAtoms[index]!);
+    }
+    return Result.ok;
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Venues (outside liquidity)
+
+  /** Quote times at or before this are too old to stand behind a level (see EngineSettings.venueQuoteLifetimeMs). */
+  private venueCutoffMs(): number {
+    return this.nowMs - this.settings.venueQuoteLifetimeMs;
+  }
+
+  private quoteVenue(command: QuoteVenue): ResultCode {
+    const pair = Number.isInteger(command.pairId) ? this.pairsById[command.pairId] : undefined;
+    if (pair === undefined) return Result.unknownPair;
+    if (!Number.isInteger(command.poolId) || command.poolId < 1 || command.poolId > venuePoolIdMax) return Result.invalidQuote;
+    if (!validChainId(command.chainId)) return Result.invalidQuote;
+    if (!Number.isSafeInteger(command.version) || command.version < 1) return Result.invalidQuote;
+    if (!validQuotedSide(pair, 0, command.bidPriceTicks, command.bidLots)) return Result.invalidQuote;
+    if (!validQuotedSide(pair, 1, command.askPriceTicks, command.askLots)) return Result.invalidQuote;
+    if (command.bidPriceTicks.length > 0 && command.askPriceTicks.length > 0 && command.bidPriceTicks[0]! >= command.askPriceTicks[0]!) {
+      return Result.invalidQuote;
+    }
+    const venues = this.venues[pair.index]!;
+    const cutoffMs = this.venueCutoffMs();
+    const existing = venues.quote(command.poolId);
+    if (existing !== undefined && command.version <= existing.version) return Result.staleQuote;
+    const freshExisting = existing !== undefined && existing.quotedAtMs > cutoffMs;
+    if (!freshExisting && venues.freshPoolCount(cutoffMs) >= venuesPerPairMax) return Result.tooManyVenues;
+
+    // Accepted: quiet venues go first, then this pool's levels replace its old ones.
+    this.expireStaleVenues(cutoffMs);
+    const bids: QuotedSide = { priceTicks: command.bidPriceTicks, lots: command.bidLots };
+    const asks: QuotedSide = { priceTicks: command.askPriceTicks, lots: command.askLots };
+    venues.replace(command.poolId, command.chainId, command.version, command.ts, bids, asks);
+    // Venue levels are passive: none may cross the resting orders (takers would have met those first).
+    const book = this.contexts[pair.index * 2]!.book;
+    const bestAsk = book.bestPrice(1);
+    const bestBid = book.bestPrice(0);
+    if (bestAsk !== noPrice) venues.clipCrossing(0, command.poolId, bestAsk);
+    if (bestBid !== noPrice) venues.clipCrossing(1, command.poolId, bestBid);
+    const event = this.venueQuoted;
+    event.pairId = pair.id;
+    event.mode = Mode.live;
+    event.poolId = command.poolId;
+    event.chainId = command.chainId;
+    event.version = command.version;
+    venues.poolLevels(0, command.poolId, event.bidPriceTicks, event.bidLots);
+    venues.poolLevels(1, command.poolId, event.askPriceTicks, event.askLots);
+    this.sink.onEvent(event);
+    return Result.ok;
+  }
+
+  private expireVenues(command: ExpireVenues): ResultCode {
+    const cutoffMs = this.venueCutoffMs();
+    if (!this.venues.some((venues) => venues.hasStale(cutoffMs))) return Result.nothingToExpire;
+    this.expireStaleVenues(cutoffMs);
+    return Result.ok;
+  }
+
+  /** Removes every venue quoted at or before `cutoffMs`, pair by pair, with a VenueExpired event each. */
+  private expireStaleVenues(cutoffMs: number): void {
+    for (const pair of this.markets.pairs) {
+      const venues = this.venues[pair.index]!;
+      if (!venues.hasStale(cutoffMs)) continue;
+      venues.expire(cutoffMs, (poolId, chainId) => {
+        const event = this.venueExpired;
+        event.pairId = pair.id;
+        event.mode = Mode.live;
+        event.poolId = poolId;
+        event.chainId = chainId;
+        this.sink.onEvent(event);
+      });
+    }
   }
 
   private emitBalance(account: number, assetIndex: number, assetId: number, reason: BalanceReason, delta: number): void {
@@ -380,12 +550,12 @@ export class Engine implements MatchHandler {
       const restable = book.canRest(side, priceTicks);
       if (restable !== Result.ok) return restable;
     }
-    if (request.postOnly && this.crosses(book, side, priceTicks)) return Result.postOnlyWouldTake;
+    if (request.postOnly && this.crosses(context, side, priceTicks)) return Result.postOnlyWouldTake;
 
     // Funds.
     let holdPriceTicks = priceTicks;
     if (side === 0 && isMarketKind) {
-      const reference = orderType === OrderType.market ? book.bestPrice(1) : stopPriceTicks;
+      const reference = orderType === OrderType.market ? this.hybridBest(context, 1) : stopPriceTicks;
       holdPriceTicks = reference === noPrice ? 0 : Math.min(this.buyBand(reference), pair.priceTicksMax);
     }
     const heldAtoms = side === 0 ? this.buyHold(pair, holdPriceTicks, quantityLots) : quantityLots * pair.baseAtomsPerLot;
@@ -533,7 +703,7 @@ export class Engine implements MatchHandler {
     const newHeldAtoms = side === 0 ? this.buyHold(pair, newPriceTicks, newRemainingLots) : newRemainingLots * pair.baseAtomsPerLot;
     const deltaAtoms = newHeldAtoms - store.heldAtoms[slot]!;
     if (deltaAtoms > 0 && this.ledger.availableAtoms(account, heldAsset) < deltaAtoms) return Result.insufficientBalance;
-    if (store.postOnly[slot] === 1 && this.crosses(book, side, newPriceTicks)) return Result.postOnlyWouldTake;
+    if (store.postOnly[slot] === 1 && this.crosses(context, side, newPriceTicks)) return Result.postOnlyWouldTake;
     if (newPriceTicks !== priceTicks) {
       const restable = book.canRest(side, newPriceTicks);
       if (restable !== Result.ok) return restable;
@@ -559,7 +729,11 @@ export class Engine implements MatchHandler {
   // -------------------------------------------------------------------------------------------------
   // Matching
 
-  /** Runs a live (non-pending) order as a taker, then rests, expires or cancels what is left. */
+  /**
+   * Runs a live (non-pending) order as a taker, then rests, expires or cancels what is left. It takes price
+   * first from its own book and the outside liquidity of its side (the live venues for a live order; the
+   * live hybrid book, read-only, for a paper order); at one price the book's resting orders come first.
+   */
   private execute(context: BookContext, slot: number): void {
     const store = this.orders;
     const book = context.book;
@@ -569,10 +743,11 @@ export class Engine implements MatchHandler {
     const account = store.account[slot]!;
     const stp = store.selfTradePrevention[slot] as SelfTradePrevention;
     const wantedLots = store.quantityLots[slot]! - store.filledLots[slot]!;
+    const opposite: Side = side === 0 ? 1 : 0;
 
     let limitPriceTicks: number;
     if (orderType === OrderType.market || orderType === OrderType.stopMarket) {
-      const best = book.bestPrice(side === 0 ? 1 : 0);
+      const best = this.hybridBest(context, opposite);
       if (best === noPrice) {
         this.finishExpired(slot, ExpireReason.market);
         return;
@@ -580,16 +755,28 @@ export class Engine implements MatchHandler {
       limitPriceTicks = side === 0 ? Math.min(this.buyBand(best), store.holdPriceTicks[slot]!) : this.sellBand(best);
     } else {
       limitPriceTicks = store.priceTicks[slot]!;
-      if (timeInForce === TimeInForce.fok && book.fillableLots(side, limitPriceTicks, wantedLots, account, stp) < wantedLots) {
-        this.finishExpired(slot, ExpireReason.fillOrKill);
-        return;
-      }
+    }
+    const source = this.outsideSource(context, opposite, limitPriceTicks, wantedLots);
+    if (timeInForce === TimeInForce.fok && this.fillableLots(book, source, side, limitPriceTicks, wantedLots, account, stp) < wantedLots) {
+      this.finishExpired(slot, ExpireReason.fillOrKill);
+      return;
     }
 
     this.takerSlot = slot;
     this.takerContext = context;
-    const filledLots = book.match(side, limitPriceTicks, wantedLots, account, stp, this);
+    this.takerSource = source;
+    let filledLots = 0;
+    for (;;) {
+      const outsidePrice = source === null ? noPrice : source.bestPrice();
+      const outsideUsable = outsidePrice !== noPrice && (side === 0 ? outsidePrice <= limitPriceTicks : outsidePrice >= limitPriceTicks);
+      // The book first, up to the outside's best price inclusive: at one price resting orders come first.
+      filledLots += book.match(side, outsideUsable ? outsidePrice : limitPriceTicks, wantedLots - filledLots, account, stp, this);
+      if (filledLots === wantedLots || book.stoppedBySelfTrade || !outsideUsable) break;
+      filledLots += this.takeOutside(source!, outsidePrice, wantedLots - filledLots);
+      if (filledLots === wantedLots) break;
+    }
     this.takerSlot = noSlot;
+    this.takerSource = null;
 
     if (filledLots === wantedLots) {
       this.finishFilled(slot);
@@ -615,6 +802,208 @@ export class Engine implements MatchHandler {
       event.remainingLots = remainingLots;
       this.sink.onEvent(event);
     }
+  }
+
+  /**
+   * The outside liquidity a taker of `context` takes from on `side` (the side it takes from): the live
+   * venues' fresh levels for a live order; a copy of the live hybrid book up to the taker's limit and
+   * size for a paper order; null when there is none.
+   */
+  private outsideSource(context: BookContext, side: Side, limitPriceTicks: number, wantedLots: number): VirtualSource | null {
+    const cutoffMs = this.venueCutoffMs();
+    const venues = this.venues[context.pair.index]!;
+    if (context.mode === Mode.live) {
+      if (venues.levelCount(side) === 0) return null;
+      this.liveVenueLevels.reset(venues, side, cutoffMs);
+      return this.liveVenueLevels;
+    }
+    if (!this.paperSeesLiveBook) return null;
+    const liveBook = this.contexts[context.pair.index * 2]!.book;
+    this.paperVirtual.load(side, limitPriceTicks, wantedLots, liveBook, venues, cutoffMs, this.limits.priceLevelsPerSideMax);
+    return this.paperVirtual.bestPrice() === noPrice ? null : this.paperVirtual;
+  }
+
+  /** Best price on `side` of the context's book and its outside liquidity together, or `noPrice`. */
+  private hybridBest(context: BookContext, side: Side): number {
+    const better = (a: number, b: number): number => (a === noPrice ? b : b === noPrice ? a : side === 0 ? Math.max(a, b) : Math.min(a, b));
+    if (context.mode === Mode.paper && !this.paperSeesLiveBook) return context.book.bestPrice(side);
+    const venuesBest = this.venues[context.pair.index]!.bestPrice(side, this.venueCutoffMs());
+    let best = better(context.book.bestPrice(side), venuesBest);
+    if (context.mode === Mode.paper) best = better(best, this.contexts[context.pair.index * 2]!.book.bestPrice(side));
+    return best;
+  }
+
+  /**
+   * What a taker would fill from its book and the outside source together (capped at `lots`), as the
+   * match loop in `execute` would take it: at each outside price the book first, up to that price; a stop
+   * by self-trade prevention in the book ends the count where it stands.
+   */
+  private fillableLots(book: Book, source: VirtualSource | null, side: Side, limitPriceTicks: number, lots: number, account: number, stp: SelfTradePrevention): number {
+    let outsideLots = 0;
+    let counted = -1;
+    source?.forEachLevel((priceTicks, levelLots) => {
+      if (side === 0 ? priceTicks > limitPriceTicks : priceTicks < limitPriceTicks) return false;
+      const fromBook = book.fillableLots(side, priceTicks, lots, account, stp);
+      if (book.fillStoppedBySelfTrade) {
+        counted = fromBook + outsideLots;
+        return false;
+      }
+      outsideLots += levelLots;
+      if (fromBook + outsideLots >= lots) {
+        counted = lots;
+        return false;
+      }
+      return true;
+    });
+    if (counted >= 0) return Math.min(lots, counted);
+    return Math.min(lots, book.fillableLots(side, limitPriceTicks, lots, account, stp) + outsideLots);
+  }
+
+  /** Takes the outside levels at exactly `priceTicks`, best first, up to `lots`; returns the lots taken. */
+  private takeOutside(source: VirtualSource, priceTicks: number, lots: number): number {
+    let taken = 0;
+    while (taken < lots && source.bestPrice() === priceTicks) {
+      const fill = Math.min(lots - taken, source.headLots());
+      const venueId = source.headVenue();
+      const chainId = source.headChain();
+      source.consumeHead(fill);
+      taken += fill;
+      this.onOutsideFill(venueId, chainId, priceTicks, fill);
+    }
+    return taken;
+  }
+
+  /**
+   * The current taker filled against outside liquidity at `priceTicks`: it pays (buys) or receives (sells)
+   * the notional and the taker fee as against a maker, through the mode's venue account, which passes the
+   * notional out to the venue and the base in from it (or the reverse) and ends every fill at zero.
+   */
+  private onOutsideFill(venueId: number, chainId: number, priceTicks: number, lots: number): void {
+    const store = this.orders;
+    const context = this.takerContext;
+    const pair = context.pair;
+    const slot = this.takerSlot;
+    const side = store.side[slot] as Side;
+    const notionalAtoms = priceTicks * lots * pair.quoteAtomsPerTickLot;
+    const feeAtoms = feeIncrement(store.takerNotionalAtoms[slot]!, notionalAtoms, this.settings.takerFeeBps);
+    store.takerNotionalAtoms[slot] = store.takerNotionalAtoms[slot]! + notionalAtoms;
+    this.settleOutside(pair, context.mode, slot, side, priceTicks, lots, notionalAtoms, feeAtoms);
+    store.filledLots[slot] = store.filledLots[slot]! + lots;
+    store.filledNotionalAtoms[slot] = store.filledNotionalAtoms[slot]! + notionalAtoms;
+    store.status[slot] = OrderStatus.partiallyFilled;
+    context.lastPriceTicks = priceTicks;
+    if (context.mode === Mode.live) this.recordPrint(pair.index, priceTicks, lots);
+    this.emitAmmFill(context, slot, Liquidity.taker, priceTicks, lots, notionalAtoms, feeAtoms, venueId, chainId);
+  }
+
+  /** The venue account of a mode, opened on first use (a transit account: every fill leaves it at zero). */
+  private venueAccount(mode: Mode): number {
+    const account = this.ledger.findOrOpen(venueUserId, mode);
+    assert(account !== noAccount, 'no room for the venue account');
+    this.ensureAccountLists(account);
+    return account;
+  }
+
+  /**
+   * Moves the money of an outside fill of our order in `slot`. A buy pays the notional and its fee from
+   * its hold (price improvement released as against a maker) and gets the base; a sell pays the base from
+   * its hold and gets the notional less its fee. The venue account passes the outgoing asset out of the
+   * platform and the incoming one in (supply moves as by a withdrawal and a deposit).
+   */
+  private settleOutside(pair: Pair, mode: Mode, slot: number, side: Side, priceTicks: number, lots: number, notionalAtoms: number, feeAtoms: number): void {
+    const store = this.orders;
+    const ledger = this.ledger;
+    const account = store.account[slot]!;
+    const venue = this.venueAccount(mode);
+    const quote = pair.quote.index;
+    const base = pair.base.index;
+    const baseAtoms = lots * pair.baseAtomsPerLot;
+    if (side === 0) {
+      const improvementAtoms = (store.holdPriceTicks[slot]! - priceTicks) * lots * pair.quoteAtomsPerTickLot;
+      assert(improvementAtoms >= 0, 'buyer filled above its hold price');
+      ledger.payFromHeld(account, venue, quote, notionalAtoms);
+      ledger.payFromHeld(account, ledger.feeAccount(mode), quote, feeAtoms);
+      if (improvementAtoms > 0) ledger.release(account, quote, improvementAtoms);
+      ledger.withdraw(venue, quote, notionalAtoms);
+      ledger.deposit(venue, base, baseAtoms);
+      ledger.payFromAvailable(venue, account, base, baseAtoms);
+      store.heldAtoms[slot] = store.heldAtoms[slot]! - notionalAtoms - feeAtoms - improvementAtoms;
+    } else {
+      ledger.payFromHeld(account, venue, base, baseAtoms);
+      ledger.withdraw(venue, base, baseAtoms);
+      ledger.deposit(venue, quote, notionalAtoms);
+      ledger.payFromAvailable(venue, account, quote, notionalAtoms - feeAtoms);
+      ledger.payFromAvailable(venue, ledger.feeAccount(mode), quote, feeAtoms);
+      store.heldAtoms[slot] = store.heldAtoms[slot]! - baseAtoms;
+    }
+    assert(store.heldAtoms[slot]! >= 0, 'order hold went negative in an outside fill');
+  }
+
+  private emitAmmFill(context: BookContext, slot: number, liquidity: Liquidity, priceTicks: number, lots: number, notionalAtoms: number, feeAtoms: number, venueId: number, chainId: number): void {
+    const store = this.orders;
+    const event = this.ammFilled;
+    event.tradeId = ++this.lastTradeId;
+    event.pairId = context.pair.id;
+    event.mode = context.mode;
+    event.orderId = store.orderId[slot]!;
+    event.userId = this.ledger.userOf(store.account[slot]!);
+    event.side = store.side[slot] as Side;
+    event.liquidity = liquidity;
+    event.priceTicks = priceTicks;
+    event.quantityLots = lots;
+    event.notionalAtoms = notionalAtoms;
+    event.feeAtoms = feeAtoms;
+    event.remainingLots = store.quantityLots[slot]! - store.filledLots[slot]!;
+    event.venueId = venueId;
+    event.chainId = chainId;
+    event.txHash = simTxHash(context.mode === Mode.live ? SimHashDomain.ammFill : SimHashDomain.paperFill, event.tradeId);
+    this.sink.onEvent(event);
+  }
+
+  /** Notes a live trade of the command being applied, for the resting paper orders of its pair. */
+  private recordPrint(pairIndex: number, priceTicks: number, lots: number): void {
+    if (!this.paperSeesLiveBook) return;
+    this.printPairs.push(pairIndex);
+    this.printPrices.push(priceTicks);
+    this.printLots.push(lots);
+  }
+
+  /**
+   * Resting paper orders fill when a live trade prints through their price: for each live trade of the
+   * command, in order, paper bids at or above its price and paper asks at or below it fill at their own
+   * price (as makers), in price-time priority, up to the trade's quantity on each side. The paper book's
+   * last price follows the live one, so paper stops trigger on live prints too.
+   */
+  private fillPaperOnPrints(): void {
+    for (let index = 0; index < this.printPairs.length; index++) {
+      const context = this.contexts[this.printPairs[index]! * 2 + 1]!;
+      const priceTicks = this.printPrices[index]!;
+      const lots = this.printLots[index]!;
+      context.lastPriceTicks = priceTicks;
+      this.takerContext = context;
+      context.book.match(1, priceTicks, lots, noAccount, SelfTradePrevention.none, this.paperPrints);
+      context.book.match(0, priceTicks, lots, noAccount, SelfTradePrevention.none, this.paperPrints);
+      this.triggerStops(context);
+    }
+    this.printPairs.length = 0;
+    this.printPrices.length = 0;
+    this.printLots.length = 0;
+  }
+
+  /** A resting paper order filled by a live print, as a maker at its own price (see fillPaperOnPrints). */
+  private onPaperPrintFill(makerSlot: number, priceTicks: number, lots: number, makerRemainingLots: number): void {
+    const store = this.orders;
+    const context = this.takerContext;
+    const pair = context.pair;
+    const notionalAtoms = priceTicks * lots * pair.quoteAtomsPerTickLot;
+    const feeAtoms = feeIncrement(store.makerNotionalAtoms[makerSlot]!, notionalAtoms, this.settings.makerFeeBps);
+    store.makerNotionalAtoms[makerSlot] = store.makerNotionalAtoms[makerSlot]! + notionalAtoms;
+    this.settleOutside(pair, context.mode, makerSlot, store.side[makerSlot] as Side, priceTicks, lots, notionalAtoms, feeAtoms);
+    store.filledLots[makerSlot] = store.filledLots[makerSlot]! + lots;
+    store.filledNotionalAtoms[makerSlot] = store.filledNotionalAtoms[makerSlot]! + notionalAtoms;
+    store.status[makerSlot] = makerRemainingLots === 0 ? OrderStatus.filled : OrderStatus.partiallyFilled;
+    this.emitAmmFill(context, makerSlot, Liquidity.maker, priceTicks, lots, notionalAtoms, feeAtoms, liveBookVenueId, 0);
+    if (makerRemainingLots === 0) this.finishFilled(makerSlot);
   }
 
   /** MatchHandler: one fill between the current taker and a maker, settled at the maker's price. */
@@ -644,6 +1033,7 @@ export class Engine implements MatchHandler {
     store.status[makerSlot] = makerRemainingLots === 0 ? OrderStatus.filled : OrderStatus.partiallyFilled;
     store.status[takerSlot] = OrderStatus.partiallyFilled;
     context.lastPriceTicks = priceTicks;
+    if (context.mode === Mode.live) this.recordPrint(pair.index, priceTicks, lots);
 
     const event = this.trade;
     event.tradeId = ++this.lastTradeId;
@@ -705,8 +1095,9 @@ export class Engine implements MatchHandler {
     this.finishCancelled(makerSlot, CancelReason.selfTrade, true);
   }
 
-  private crosses(book: Book, side: Side, priceTicks: number): boolean {
-    const best = book.bestPrice(side === 0 ? 1 : 0);
+  /** Whether an order at `priceTicks` would take liquidity now: the book's or the outside's (post-only). */
+  private crosses(context: BookContext, side: Side, priceTicks: number): boolean {
+    const best = this.hybridBest(context, side === 0 ? 1 : 0);
     if (best === noPrice) return false;
     return side === 0 ? best <= priceTicks : best >= priceTicks;
   }
@@ -1011,7 +1402,7 @@ export interface RestoredOrder {
 }
 
 function validUser(userId: number): boolean {
-  return Number.isSafeInteger(userId) && userId > 0;
+  return Number.isSafeInteger(userId) && userId > 0 && userId <= userIdMax;
 }
 
 function validChainId(chainId: number): boolean {
@@ -1020,6 +1411,23 @@ function validChainId(chainId: number): boolean {
 
 function validAddress(address: string): boolean {
   return typeof address === 'string' && address.length >= 1 && address.length <= withdrawAddressCharsMax;
+}
+
+/** A venue quote's side: parallel arrays of at most `venueLevelsPerSideMax` levels, prices strictly improving toward the best. */
+function validQuotedSide(pair: Pair, side: Side, priceTicks: unknown, lots: unknown): boolean {
+  if (!Array.isArray(priceTicks) || !Array.isArray(lots) || priceTicks.length !== lots.length) return false;
+  if (priceTicks.length > venueLevelsPerSideMax) return false;
+  for (let index = 0; index < priceTicks.length; index++) {
+    const price = priceTicks[index] as number;
+    const size = lots[index] as number;
+    if (!validTicks(price, pair)) return false;
+    if (!Number.isSafeInteger(size) || size < 1 || size > pair.quantityLotsMax) return false;
+    if (index > 0) {
+      const previous = priceTicks[index - 1] as number;
+      if (side === 0 ? price >= previous : price <= previous) return false;
+    }
+  }
+  return true;
 }
 
 function validTicks(ticks: number, pair: Pair): boolean {

@@ -21,6 +21,9 @@ export const EventKind = {
   orderRejected: 8,
   balanceChanged: 9,
   fundsWithdrawn: 10,
+  ammFill: 11,
+  venueQuoted: 12,
+  venueExpired: 13,
 } as const;
 export type EventKind = (typeof EventKind)[keyof typeof EventKind];
 
@@ -204,6 +207,71 @@ export class FundsWithdrawn {
   reference = '';
 }
 
+export const Liquidity = { taker: 0, maker: 1 } as const;
+export type Liquidity = (typeof Liquidity)[keyof typeof Liquidity];
+export const liquidityNames = ['taker', 'maker'] as const;
+
+/** Venue id of the live order book, as the virtual liquidity of paper orders (AMM pools have ids from 1). */
+export const liveBookVenueId = 0;
+
+/**
+ * One of our orders filled against outside liquidity rather than another of our orders: an AMM pool's
+ * level (live orders consume it; the pool's worker is told, so the pool moves), or, for a paper order,
+ * the live hybrid book read-only (venue `liveBookVenueId` for the live order book's levels, a pool id for
+ * an AMM level; nothing live is consumed). A resting paper order is filled as the maker when a live trade
+ * prints through its price. Settles through the mode's venue account; `txHash` is the settlement's
+ * `sim-` hash, derived from the trade id.
+ */
+export class AmmFill {
+  readonly kind = EventKind.ammFill;
+  tradeId = 0;
+  pairId = 0;
+  mode: Mode = 0;
+  orderId = 0;
+  userId = 0;
+  /** Our order's side. */
+  side: Side = 0;
+  liquidity: Liquidity = 0;
+  priceTicks = 0;
+  quantityLots = 0;
+  notionalAtoms = 0;
+  /** Our order's fee for this fill (taker or maker rate), in quote atoms. */
+  feeAtoms = 0;
+  /** What our order still wants after this fill. */
+  remainingLots = 0;
+  venueId = 0;
+  /** The venue's chain; 0 for the live order book. */
+  chainId = 0;
+  txHash = '';
+}
+
+/**
+ * A venue's levels for a pair were replaced by a quote: the levels as the engine keeps them, after any
+ * that would have crossed the resting orders were dropped. Readers copy the arrays if they keep them.
+ */
+export class VenueQuoted {
+  readonly kind = EventKind.venueQuoted;
+  pairId = 0;
+  /** Always live (virtual liquidity is the live hybrid book's); carried for filtering like every event. */
+  mode: Mode = 0;
+  poolId = 0;
+  chainId = 0;
+  version = 0;
+  bidPriceTicks: number[] = [];
+  bidLots: number[] = [];
+  askPriceTicks: number[] = [];
+  askLots: number[] = [];
+}
+
+/** A venue went quiet for longer than the quote lifetime (journaled time): its levels were removed. */
+export class VenueExpired {
+  readonly kind = EventKind.venueExpired;
+  pairId = 0;
+  mode: Mode = 0;
+  poolId = 0;
+  chainId = 0;
+}
+
 export type EngineEvent =
   | OrderAccepted
   | OrderRested
@@ -214,7 +282,10 @@ export type EngineEvent =
   | OrderAmended
   | OrderRejected
   | BalanceChanged
-  | FundsWithdrawn;
+  | FundsWithdrawn
+  | AmmFill
+  | VenueQuoted
+  | VenueExpired;
 
 export interface EventSink {
   /** Called synchronously; `event` is reused after the call returns. */
@@ -223,6 +294,15 @@ export interface EventSink {
 
 /** A plain-object copy of a (reused) event, safe to keep. */
 export function copyEvent(event: EngineEvent): EngineEvent {
+  if (event.kind === EventKind.venueQuoted) {
+    return {
+      ...event,
+      bidPriceTicks: [...event.bidPriceTicks],
+      bidLots: [...event.bidLots],
+      askPriceTicks: [...event.askPriceTicks],
+      askLots: [...event.askLots],
+    };
+  }
   return { ...event };
 }
 

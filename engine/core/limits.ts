@@ -53,12 +53,18 @@ export interface EngineSettings {
    * the moment they sweep. Liquidity beyond it is not taken; the remainder expires.
    */
   readonly marketBandBps: number;
+  /**
+   * A venue's levels are removed when its last quote is older than this, in journaled time: a worker that
+   * died or a chain that stalled must not leave prices in the book that nobody stands behind.
+   */
+  readonly venueQuoteLifetimeMs: number;
 }
 
 export const defaultSettings: EngineSettings = {
   takerFeeBps: 10,
   makerFeeBps: 0,
   marketBandBps: 500,
+  venueQuoteLifetimeMs: 30_000,
 };
 
 /** Basis points in one whole. */
@@ -77,6 +83,25 @@ export const withdrawReferenceCharsMax = 64;
  * chain table (1 ethereum to 4 solana today); the bound keeps each to one byte wherever it is stored.
  */
 export const withdrawChainIdMax = 255;
+
+/**
+ * Outside venues (AMM pools) quoting one pair, levels per side in one quote, and the largest pool id. A
+ * worker quotes a pool over a few percent of price in tens of levels; the bounds keep a quote within a
+ * journal frame and the merged level lists short enough to rebuild on every quote.
+ */
+export const venuesPerPairMax = 16;
+export const venueLevelsPerSideMax = 64;
+export const venuePoolIdMax = 65_535;
+
+/**
+ * User ids the shell may use are below this; the ledger's own accounts live above it (fee accounts are user
+ * 0; the venue accounts through which outside fills settle are `venueUserId`).
+ */
+export const userIdMax = 2 ** 48 - 1;
+export const venueUserId = 2 ** 48;
+
+/** Assets one paper account may be opened with. */
+export const paperFundingAssetsMax = 32;
 
 /** Characters accepted in one decimal input (a string or a number's shortest form). */
 export const decimalInputLengthMax = 40;

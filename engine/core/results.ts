@@ -9,7 +9,7 @@
  *   300-399  orders
  *   400-499  limits
  */
-import { withdrawAddressCharsMax, withdrawChainIdMax, withdrawReferenceCharsMax } from './limits.ts';
+import { venueLevelsPerSideMax, venuePoolIdMax, venuesPerPairMax, withdrawAddressCharsMax, withdrawChainIdMax, withdrawReferenceCharsMax } from './limits.ts';
 
 export const Result = {
   ok: 0,
@@ -39,6 +39,9 @@ export const Result = {
   invalidClientOrderId: 123,
   invalidDestination: 124,
   referenceTooLong: 125,
+  invalidQuote: 126,
+  staleQuote: 127,
+  nothingToExpire: 128,
 
   insufficientBalance: 200,
   balanceLimit: 201,
@@ -57,6 +60,8 @@ export const Result = {
   tooManyPriceLevels: 405,
   tooManyAccounts: 406,
   commandTooLarge: 407,
+  tooManyVenues: 408,
+  paperAccountExists: 409,
 } as const;
 
 export type ResultCode = (typeof Result)[keyof typeof Result];
@@ -106,6 +111,12 @@ const info: Record<ResultCode, ResultInfo> = {
     message: `the chain id must be 1 to ${withdrawChainIdMax} and the address 1 to ${withdrawAddressCharsMax} characters`,
   },
   [Result.referenceTooLong]: { code: 'REFERENCE_TOO_LONG', message: `the reference is longer than ${withdrawReferenceCharsMax} characters` },
+  [Result.invalidQuote]: {
+    code: 'INVALID_QUOTE',
+    message: `a venue quote needs a known pair, a pool id 1..${venuePoolIdMax}, a chain id 1..${withdrawChainIdMax}, at most ${venueLevelsPerSideMax} levels a side, prices strictly improving toward the best and inside the pair's range, lots of at least one, and bids below asks`,
+  },
+  [Result.staleQuote]: { code: 'STALE_QUOTE', message: 'the venue quote is not newer than the last one of its pool' },
+  [Result.nothingToExpire]: { code: 'NOTHING_TO_EXPIRE', message: 'no venue quote is older than the quote lifetime' },
 
   [Result.insufficientBalance]: { code: 'INSUFFICIENT_BALANCE', message: 'available balance is too low' },
   [Result.balanceLimit]: { code: 'BALANCE_LIMIT', message: 'the balance would leave the exact integer range' },
@@ -127,6 +138,8 @@ const info: Record<ResultCode, ResultInfo> = {
   [Result.tooManyPriceLevels]: { code: 'TOO_MANY_PRICE_LEVELS', message: 'the book holds too many price levels' },
   [Result.tooManyAccounts]: { code: 'TOO_MANY_ACCOUNTS', message: 'the ledger is at capacity' },
   [Result.commandTooLarge]: { code: 'COMMAND_TOO_LARGE', message: 'the command is larger than a journal frame allows' },
+  [Result.tooManyVenues]: { code: 'TOO_MANY_VENUES', message: `a pair takes quotes from at most ${venuesPerPairMax} venues` },
+  [Result.paperAccountExists]: { code: 'PAPER_ACCOUNT_EXISTS', message: 'the paper account is already open' },
 };
 
 export function resultCode(result: ResultCode): string {

@@ -11,7 +11,8 @@ import { assert } from './assert.ts';
 import type { Engine, RestoredOrder } from './engine.ts';
 import type { Mode, Side } from './commands.ts';
 
-export const snapshotVersion = 1;
+/** Version 2 adds the venues; a version-1 snapshot (taken before venues existed) loads with none. */
+export const snapshotVersion = 2;
 
 /** Per-order columns; index i of every column describes the same order. */
 export interface OrderColumns {
@@ -54,6 +55,10 @@ export interface EngineSnapshot {
   held: Float64Array;
   supply: Float64Array;
   orders: OrderColumns;
+  /** Each quoting pool: its pair's index, pool id, chain id, version and quote time (absent in version 1). */
+  venueQuotes?: { pairIndex: Int32Array; poolId: Int32Array; chainId: Int32Array; version: Float64Array; quotedAtMs: Float64Array };
+  /** Every venue level in its merged order: pair index, side, price, lots and pool id (absent in version 1). */
+  venueLevels?: { pairIndex: Int32Array; side: Uint8Array; priceTicks: Float64Array; lots: Float64Array; poolId: Int32Array };
 }
 
 function orderColumns(count: number): OrderColumns {
@@ -133,8 +138,33 @@ export function takeSnapshot(engine: Engine): EngineSnapshot {
       held[account * assetCount + asset] = ledger.heldAtoms(account, asset);
     }
   }
+  const quoteRows: Array<[number, number, number, number, number]> = [];
+  const levelRows: Array<[number, number, number, number, number]> = [];
+  for (const pair of engine.markets.pairs) {
+    const venues = engine.venues[pair.index]!;
+    for (const quote of venues.allQuotes()) quoteRows.push([pair.index, quote.poolId, quote.chainId, quote.version, quote.quotedAtMs]);
+    for (const side of [0, 1] as const) {
+      for (let index = 0; index < venues.levelCount(side); index++) {
+        levelRows.push([pair.index, side, venues.priceAt(side, index), venues.lotsAt(side, index), venues.poolAt(side, index)]);
+      }
+    }
+  }
   return {
     version: snapshotVersion,
+    venueQuotes: {
+      pairIndex: Int32Array.from(quoteRows, (row) => row[0]),
+      poolId: Int32Array.from(quoteRows, (row) => row[1]),
+      chainId: Int32Array.from(quoteRows, (row) => row[2]),
+      version: Float64Array.from(quoteRows, (row) => row[3]),
+      quotedAtMs: Float64Array.from(quoteRows, (row) => row[4]),
+    },
+    venueLevels: {
+      pairIndex: Int32Array.from(levelRows, (row) => row[0]),
+      side: Uint8Array.from(levelRows, (row) => row[1]),
+      priceTicks: Float64Array.from(levelRows, (row) => row[2]),
+      lots: Float64Array.from(levelRows, (row) => row[3]),
+      poolId: Int32Array.from(levelRows, (row) => row[4]),
+    },
     pairIds: engine.markets.pairs.map((pair) => pair.id),
     assetIds: engine.markets.assets.map((asset) => asset.id),
     lastOrderId: engine.lastOrderId,
@@ -154,7 +184,7 @@ export function takeSnapshot(engine: Engine): EngineSnapshot {
  * snapshot that does not fit this engine: a caller treats that as an invalid snapshot.
  */
 export function restoreSnapshot(engine: Engine, snapshot: EngineSnapshot): void {
-  assert(snapshot.version === snapshotVersion, `snapshot version ${snapshot.version} is not ${snapshotVersion}`);
+  assert(snapshot.version === 1 || snapshot.version === snapshotVersion, `snapshot version ${snapshot.version} is not 1 or ${snapshotVersion}`);
   assert(engine.orders.liveCount === 0 && engine.ledger.accountCount === 2, 'restore needs a fresh engine');
   const pairIds = engine.markets.pairs.map((pair) => pair.id);
   const assetIds = engine.markets.assets.map((asset) => asset.id);
@@ -209,6 +239,19 @@ export function restoreSnapshot(engine: Engine, snapshot: EngineSnapshot): void 
   const byId = Array.from(slots).sort((a, b) => engine.orders.orderId[a]! - engine.orders.orderId[b]!);
   for (const slot of byId) engine.restoreAccountLink(slot);
   assert(engine.orders.liveCount === count, 'every order restored');
+
+  const quotes = snapshot.venueQuotes;
+  if (quotes !== undefined) {
+    for (let row = 0; row < quotes.poolId.length; row++) {
+      engine.venues[quotes.pairIndex[row]!]!.restoreQuote(quotes.poolId[row]!, quotes.chainId[row]!, quotes.version[row]!, quotes.quotedAtMs[row]!);
+    }
+  }
+  const levels = snapshot.venueLevels;
+  if (levels !== undefined) {
+    for (let row = 0; row < levels.poolId.length; row++) {
+      engine.venues[levels.pairIndex[row]!]!.restoreLevel(levels.side[row] as Side, levels.priceTicks[row]!, levels.lots[row]!, levels.poolId[row]!);
+    }
+  }
 }
 
 function sameNumbers(a: readonly number[], b: readonly number[]): boolean {

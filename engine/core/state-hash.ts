@@ -1,6 +1,7 @@
 /**
  * A deterministic digest of the engine's whole state: every book (orders in priority order with their
- * progress and holds), every pending stop, every last price, every balance and the id counters. Equal
+ * progress and holds), every pending stop, every last price, every balance, the id counters and every
+ * venue's quote and levels. Equal
  * states give equal hashes on any machine; slot numbers and other storage details are left out, so the
  * fast and the reference book hash alike.
  *
@@ -110,5 +111,26 @@ export function stateHash(engine: Engine): string {
     }
   }
   for (let asset = 0; asset < ledger.assetCount; asset++) hasher.number(ledger.supply[asset]!);
+  // Venues only when some pair has any, so that states without them hash as they did before venues.
+  for (const pair of engine.markets.pairs) {
+    const venues = engine.venues[pair.index]!;
+    if (venues.poolCount === 0) continue;
+    hasher.number(-3);
+    hasher.number(pair.index);
+    for (const quote of venues.allQuotes()) {
+      hasher.number(quote.poolId);
+      hasher.number(quote.chainId);
+      hasher.number(quote.version);
+      hasher.number(quote.quotedAtMs);
+    }
+    for (const side of [0, 1] as const) {
+      hasher.number(-4 - side);
+      for (let index = 0; index < venues.levelCount(side); index++) {
+        hasher.number(venues.priceAt(side, index));
+        hasher.number(venues.lotsAt(side, index));
+        hasher.number(venues.poolAt(side, index));
+      }
+    }
+  }
   return hasher.digest();
 }

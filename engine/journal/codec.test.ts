@@ -44,6 +44,12 @@ function commandAsArray(command: Command): unknown[] {
       return [8, command.seq, command.ts, command.userId, command.mode, command.orderIds];
     case 9:
       return [9, command.seq, command.ts, command.userId, command.assetId, command.amountAtoms, command.chainId, command.address, command.reference];
+    case 10:
+      return [10, command.seq, command.ts, command.pairId, command.poolId, command.chainId, command.version, command.bidPriceTicks, command.bidLots, command.askPriceTicks, command.askLots];
+    case 11:
+      return [11, command.seq, command.ts, command.userId, command.assetIds, command.amountsAtoms];
+    case 12:
+      return [12, command.seq, command.ts];
   }
 }
 
@@ -226,16 +232,18 @@ test('a withdrawal to an address over the format s limits or with malformed text
   assert.match(shortDecoder.problem, /withdrawTo has 8 fields, expected 9/);
 });
 
-test('segment headers carry the format version and first seq; versions 1 and 2 are read, newer refused', () => {
-  assert.equal(journalFormatVersion, 2);
+test('segment headers carry the format version and first seq; versions 1 to 3 are read, newer refused', () => {
+  assert.equal(journalFormatVersion, 3);
   assert.equal(decodeSegmentHeader(encodeSegmentHeader(12345), 'x'), 12345);
-  assert.equal(segmentFormatVersion(encodeSegmentHeader(12345), 'x'), 2);
-  assert.equal(decodeSegmentHeader(encodeSegmentHeader(678, 1), 'x'), 678);
-  assert.equal(segmentFormatVersion(encodeSegmentHeader(678, 1), 'x'), 1);
-  for (const version of [0, 3]) {
+  assert.equal(segmentFormatVersion(encodeSegmentHeader(12345), 'x'), 3);
+  for (const version of [1, 2]) {
+    assert.equal(decodeSegmentHeader(encodeSegmentHeader(678, version), 'x'), 678);
+    assert.equal(segmentFormatVersion(encodeSegmentHeader(678, version), 'x'), version);
+  }
+  for (const version of [0, 4]) {
     assert.throws(
       () => decodeSegmentHeader(encodeSegmentHeader(1, version), 'seg'),
-      (error: unknown) => error instanceof JournalFormatError && new RegExp(`seg: journal format version ${version}; this build reads version 2`).test(error.message),
+      (error: unknown) => error instanceof JournalFormatError && new RegExp(`seg: journal format version ${version}; this build reads version 3`).test(error.message),
     );
   }
   assert.throws(() => decodeSegmentHeader(Buffer.from('not a journal at all'), 'seg'), /bad magic/);

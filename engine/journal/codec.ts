@@ -9,8 +9,9 @@
  * A segment file starts with a 16-byte header: the magic `TPJL`, a u16 format version, a u16 of zero and
  * the u64 sequence number of the segment's first frame.
  *
- * Versions: 1 has command kinds 1 to 8; 2 adds kind 9 (WithdrawTo) and changes nothing else, so this
- * build reads segments of both and writes version 2. A segment's frames are all of its header's version:
+ * Versions: 1 has command kinds 1 to 8; 2 adds kind 9 (WithdrawTo); 3 adds kinds 10 (QuoteVenue), 11
+ * (OpenPaperAccount) and 12 (ExpireVenues). None changes an older kind, so this build reads segments of
+ * every version and writes version 3. A segment's frames are all of its header's version:
  * a writer never continues an older segment with frames of a newer kind (see SegmentWriter.resume).
  *
  * Decoding checks lengths and limits before it allocates: a length beyond `frameBytesMax` is refused as
@@ -29,13 +30,15 @@ import {
   type Side,
   type TimeInForce,
 } from '../core/commands.ts';
-import { defaultLimits } from '../core/limits.ts';
+import { defaultLimits, venueLevelsPerSideMax } from '../core/limits.ts';
 
 /** Items a journaled batch may carry: the engine refuses more, but the format leaves room. */
 const batchItemsMax = Math.max(defaultLimits.batchOrdersMax, defaultLimits.batchCancelMax) * 4;
+/** Levels a venue quote's side may carry in a frame: the engine refuses more, the format leaves room. */
+const venueLevelsMax = venueLevelsPerSideMax * 4;
 
 /** The version this build writes; it reads every version from `journalFormatVersionOldest` up to it. */
-export const journalFormatVersion = 2;
+export const journalFormatVersion = 3;
 export const journalFormatVersionOldest = 1;
 export const segmentMagic = 0x4c4a5054; // "TPJL" read as a little-endian u32
 export const segmentHeaderBytes = 16;
@@ -139,9 +142,42 @@ export function commandIsEncodable(command: Command): boolean {
         stringIsEncodable(command.address) &&
         stringIsEncodable(command.reference)
       );
+    case CommandKind.quoteVenue:
+      return (
+        Number.isSafeInteger(command.pairId) &&
+        Number.isSafeInteger(command.poolId) &&
+        Number.isSafeInteger(command.chainId) &&
+        Number.isSafeInteger(command.version) &&
+        integerList(command.bidPriceTicks, venueLevelsMax) &&
+        integerList(command.bidLots, venueLevelsMax) &&
+        integerList(command.askPriceTicks, venueLevelsMax) &&
+        integerList(command.askLots, venueLevelsMax)
+      );
+    case CommandKind.openPaperAccount:
+      return Number.isSafeInteger(command.userId) && integerList(command.assetIds, batchItemsMax) && integerList(command.amountsAtoms, batchItemsMax);
+    case CommandKind.expireVenues:
+      return true;
     default:
       return false;
   }
+}
+
+/** Whether a list is an array of at most `countMax` safe integers. */
+function integerList(values: unknown, countMax: number): boolean {
+  return Array.isArray(values) && values.length <= countMax && values.every((value) => Number.isSafeInteger(value));
+}
+
+function writeIntegers(writer: PositionalWriter, values: readonly number[]): void {
+  writer.arrayHeader(values.length);
+  for (const value of values) writer.integer(value);
+}
+
+function readIntegers(reader: PositionalReader, what: string, countMax: number): number[] {
+  const count = reader.arrayHeader(what);
+  if (count > countMax) throw new JournalFormatError(`frame: ${what} has ${count} entries, at most ${countMax}`);
+  const values: number[] = [];
+  for (let index = 0; index < count; index++) values.push(reader.integer(what));
+  return values;
 }
 
 function writeOrder(writer: PositionalWriter, order: OrderRequest): void {
@@ -227,6 +263,26 @@ export function writeCommand(writer: PositionalWriter, command: Command): void {
       writer.integer(command.chainId);
       writer.string(command.address);
       writer.string(command.reference);
+      return;
+    case CommandKind.quoteVenue:
+      writeHead(writer, 11, command);
+      writer.integer(command.pairId);
+      writer.integer(command.poolId);
+      writer.integer(command.chainId);
+      writer.integer(command.version);
+      writeIntegers(writer, command.bidPriceTicks);
+      writeIntegers(writer, command.bidLots);
+      writeIntegers(writer, command.askPriceTicks);
+      writeIntegers(writer, command.askLots);
+      return;
+    case CommandKind.openPaperAccount:
+      writeHead(writer, 6, command);
+      writer.integer(command.userId);
+      writeIntegers(writer, command.assetIds);
+      writeIntegers(writer, command.amountsAtoms);
+      return;
+    case CommandKind.expireVenues:
+      writeHead(writer, 3, command);
       return;
   }
 }
@@ -346,6 +402,37 @@ export function readCommand(reader: PositionalReader): Command {
         address: reader.string('address', stringCharsMax),
         reference: reader.string('reference', stringCharsMax),
       };
+      break;
+    case CommandKind.quoteVenue:
+      expectLength(length, 11, 'quoteVenue');
+      command = {
+        kind,
+        seq,
+        ts,
+        pairId: reader.integer('pairId'),
+        poolId: reader.integer('poolId'),
+        chainId: reader.integer('chainId'),
+        version: reader.integer('version'),
+        bidPriceTicks: readIntegers(reader, 'bidPriceTicks', venueLevelsMax),
+        bidLots: readIntegers(reader, 'bidLots', venueLevelsMax),
+        askPriceTicks: readIntegers(reader, 'askPriceTicks', venueLevelsMax),
+        askLots: readIntegers(reader, 'askLots', venueLevelsMax),
+      };
+      break;
+    case CommandKind.openPaperAccount:
+      expectLength(length, 6, 'openPaperAccount');
+      command = {
+        kind,
+        seq,
+        ts,
+        userId: reader.integer('userId'),
+        assetIds: readIntegers(reader, 'assetIds', batchItemsMax),
+        amountsAtoms: readIntegers(reader, 'amountsAtoms', batchItemsMax),
+      };
+      break;
+    case CommandKind.expireVenues:
+      expectLength(length, 3, 'expireVenues');
+      command = { kind, seq, ts };
       break;
     default:
       throw new JournalFormatError(`frame: unknown command kind ${kind}`);

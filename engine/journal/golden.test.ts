@@ -15,6 +15,7 @@ import { stateHash } from '../core/state-hash.ts';
 import { loadMarkets } from '../runtime/markets.ts';
 import { FrameEncoder, encodeSegmentHeader, journalFormatVersion } from './codec.ts';
 import { readJournal } from './reader.ts';
+import { useRulesOf } from './rules.ts';
 import { listSegments } from './segments.ts';
 
 const fixtures = fileURLToPath(new URL('../../fixtures/journals/', import.meta.url));
@@ -28,7 +29,10 @@ const golden = JSON.parse(readFileSync(join(fixtures, 'golden.json'), 'utf8')) a
 test('the golden journal replays to its recorded state hash', () => {
   assert.ok(golden.format_version <= journalFormatVersion, 'this build reads the golden journal s format version');
   const engine = new Engine({ markets: loadMarkets() });
-  const summary = readJournal(join(fixtures, golden.journal), (command) => assert.equal(engine.apply(command), Result.ok));
+  const summary = readJournal(join(fixtures, golden.journal), (command, formatVersion) => {
+    useRulesOf(engine, formatVersion);
+    assert.equal(engine.apply(command), Result.ok);
+  });
   assert.equal(summary.commands, golden.commands);
   assert.equal(stateHash(engine), golden.state_hash);
 });

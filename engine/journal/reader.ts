@@ -46,8 +46,11 @@ export interface ReadSummary {
   lastSegmentFormatVersion: number;
 }
 
-/** Reads every frame after `afterSeq` from a journal directory (or one segment file) and hands it on. */
-export function readJournal(source: string | SegmentFile[], onCommand: (command: Command) => void, options: ReadOptions = {}): ReadSummary {
+/**
+ * Reads every frame after `afterSeq` from a journal directory (or one segment file) and hands it on with
+ * the format version of its segment (the rules it was written under: see journal/rules.ts).
+ */
+export function readJournal(source: string | SegmentFile[], onCommand: (command: Command, formatVersion: number) => void, options: ReadOptions = {}): ReadSummary {
   const segments = typeof source === 'string' ? listSegments(source) : source;
   const afterSeq = options.afterSeq ?? 0;
   const toSeq = options.toSeq ?? Number.MAX_SAFE_INTEGER;
@@ -67,7 +70,8 @@ export function readJournal(source: string | SegmentFile[], onCommand: (command:
     }
     summary.lastSegment = segment;
     summary.lastSegmentBytes = bytes.length;
-    summary.lastSegmentFormatVersion = segmentFormatVersion(bytes, segment.name);
+    const formatVersion = segmentFormatVersion(bytes, segment.name);
+    summary.lastSegmentFormatVersion = formatVersion;
     const decoder = new FrameDecoder(bytes, segmentHeaderBytes);
     let frameStart = decoder.offset;
     for (let command = decoder.next(); command !== null; command = decoder.next()) {
@@ -82,7 +86,7 @@ export function readJournal(source: string | SegmentFile[], onCommand: (command:
       expected = seq + 1;
       if (seq > afterSeq) {
         if (seq > toSeq) return summary;
-        onCommand(command);
+        onCommand(command, formatVersion);
         summary.lastSeq = seq;
         summary.commands++;
         summary.bytes += decoder.offset - frameStart;

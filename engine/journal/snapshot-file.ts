@@ -119,7 +119,31 @@ function reviveState(raw: Record<string, unknown>): EngineSnapshot {
   for (const [name, column] of Object.entries(columns)) {
     if ((column as { length: number }).length !== count) throw new Error(`snapshot column ${name} has the wrong length`);
   }
+  const quotes = raw['venueQuotes'] as Record<string, unknown> | undefined;
+  const levels = raw['venueLevels'] as Record<string, unknown> | undefined;
+  const venues: Pick<EngineSnapshot, 'venueQuotes' | 'venueLevels'> = {};
+  if (quotes !== undefined && levels !== undefined) {
+    venues.venueQuotes = {
+      pairIndex: i32(quotes['pairIndex'], 'venueQuotes.pairIndex'),
+      poolId: i32(quotes['poolId'], 'venueQuotes.poolId'),
+      chainId: i32(quotes['chainId'], 'venueQuotes.chainId'),
+      version: f64(quotes['version'], 'venueQuotes.version'),
+      quotedAtMs: f64(quotes['quotedAtMs'], 'venueQuotes.quotedAtMs'),
+    };
+    venues.venueLevels = {
+      pairIndex: i32(levels['pairIndex'], 'venueLevels.pairIndex'),
+      side: u8(levels['side'], 'venueLevels.side'),
+      priceTicks: f64(levels['priceTicks'], 'venueLevels.priceTicks'),
+      lots: f64(levels['lots'], 'venueLevels.lots'),
+      poolId: i32(levels['poolId'], 'venueLevels.poolId'),
+    };
+    for (const group of [venues.venueQuotes, venues.venueLevels]) {
+      const lengths = new Set(Object.values(group).map((column) => column.length));
+      if (lengths.size > 1) throw new Error('snapshot venue columns have different lengths');
+    }
+  }
   return {
+    ...venues,
     version: raw['version'] as number,
     pairIds: raw['pairIds'] as number[],
     assetIds: raw['assetIds'] as number[],

@@ -18,7 +18,10 @@ if (dataDir === undefined || seedText === undefined) {
   process.exit(2);
 }
 const markets = loadMarkets();
-const durable = DurableEngine.open({ dataDir, engine: { markets }, snapshotEveryCommands: 3000 });
+// The runtime clock is the time the generator gave the command being submitted, so that the parent can
+// regenerate the durable prefix with the same times (venue quotes expire by journaled time).
+let commandTs = 0;
+const durable = DurableEngine.open({ dataDir, engine: { markets }, snapshotEveryCommands: 3000, clock: () => commandTs });
 const engine: Engine = durable.engine;
 const generator = new CommandGenerator({ seed: Number(seedText), markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot } });
 const queue = generator.fundingCommands();
@@ -31,6 +34,7 @@ function next() {
 function pump(): void {
   for (let index = 0; index < 300; index++) {
     const command = next();
+    commandTs = command.ts;
     durable.submit(command).then(
       (submission) => {
         if (submission.seq > 0) pendingLines += submission.seq + '\n';

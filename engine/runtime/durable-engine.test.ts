@@ -32,8 +32,16 @@ function temporaryDir(): string {
   return mkdtempSync(join(tmpdir(), 'durable-'));
 }
 
+/**
+ * The runtime clock of these tests: the time the generator gave the command being submitted. A replay
+ * regenerated from the seed (expectedHash) then sees the same times as the journal, which matters since
+ * venue quotes expire by journaled time.
+ */
+let commandTs = 0;
+const generatorClock = (): number => commandTs;
+
 function open(dataDir: string, extra: Partial<DurableEngineOptions> = {}): DurableEngine {
-  return DurableEngine.open({ dataDir, engine: { markets }, ...extra });
+  return DurableEngine.open({ dataDir, engine: { markets }, clock: generatorClock, ...extra });
 }
 
 /** Submits `count` generated commands, letting batches form; returns when all are answered. */
@@ -45,6 +53,7 @@ async function run(durable: DurableEngine, seed: number, count: number): Promise
   const pending: Array<Promise<unknown>> = [];
   for (let index = 0; index < count; index++) {
     const command = index < commands.length ? commands[index]! : generator.next();
+    commandTs = command.ts;
     pending.push(durable.submit(command).then((submission) => (accepted += submission.seq > 0 ? 1 : 0)));
     if (index % 500 === 499) await new Promise((resolve) => setImmediate(resolve));
   }

@@ -18,6 +18,8 @@ import { nullSink, type EngineEvent } from '../core/events.ts';
 import { Result, resultCode, type ResultCode } from '../core/results.ts';
 import { stateHash } from '../core/state-hash.ts';
 import { readJournal } from '../journal/reader.ts';
+import { journalFormatVersion } from '../journal/codec.ts';
+import { useRulesOf } from '../journal/rules.ts';
 import { SegmentWriter, defaultSegmentBytesMax, listSegments, type SyncMode } from '../journal/segments.ts';
 import { encodeSnapshot, loadNewestSnapshot, pruneSnapshots, writeSnapshotFile } from '../journal/snapshot-file.ts';
 import { Sequencer, type DurableBatch, type OutcomeCallback, type Submission } from './sequencer.ts';
@@ -113,8 +115,9 @@ export class DurableEngine {
     }
     const summary = readJournal(
       journalDir,
-      (command) => {
+      (command, formatVersion) => {
         replaying = command;
+        useRulesOf(engine, formatVersion);
         const result = engine.apply(command);
         if (result !== Result.ok) {
           throw new Error(`replay diverged at seq ${command.seq}: ${resultCode(result as ResultCode)} for a journaled command`);
@@ -127,6 +130,8 @@ export class DurableEngine {
       },
     );
     engine.sink = nullSink;
+    // Whatever the journal's older segments were written under, new commands follow the newest rules.
+    useRulesOf(engine, journalFormatVersion);
     const writer = new SegmentWriter(journalDir, options.syncMode ?? 'sync', options.segmentBytesMax ?? defaultSegmentBytesMax);
     const last = summary.lastSegment;
     if (last !== null) writer.resume(last.path, summary.lastSegmentBytes, summary.lastSegmentFormatVersion, last.firstSeq);

@@ -9,6 +9,7 @@
  * it (`copyEvent`).
  */
 import {
+  AmmFill,
   BalanceChanged,
   EventKind,
   FundsWithdrawn,
@@ -20,8 +21,11 @@ import {
   OrderRested,
   StopTriggered,
   TradeExecuted,
+  VenueExpired,
+  VenueQuoted,
   type EngineEvent,
   type EventSink,
+  type Liquidity,
 } from '../core/events.ts';
 import type { Mode, OrderType, SelfTradePrevention, Side, TimeInForce } from '../core/commands.ts';
 import type { ResultCode } from '../core/results.ts';
@@ -180,6 +184,55 @@ export class EventTape implements EventSink {
         n[at++] = this.strings.push(event.address) - 1;
         n[at++] = this.strings.push(event.reference) - 1;
         break;
+      case EventKind.ammFill:
+        n = this.room(17);
+        n[at++] = event.kind;
+        n[at++] = event.tradeId;
+        n[at++] = event.pairId;
+        n[at++] = event.mode;
+        n[at++] = event.orderId;
+        n[at++] = event.userId;
+        n[at++] = event.side;
+        n[at++] = event.liquidity;
+        n[at++] = event.priceTicks;
+        n[at++] = event.quantityLots;
+        n[at++] = event.notionalAtoms;
+        n[at++] = event.feeAtoms;
+        n[at++] = event.remainingLots;
+        n[at++] = event.venueId;
+        n[at++] = event.chainId;
+        n[at++] = this.strings.push(event.txHash) - 1;
+        break;
+      case EventKind.venueQuoted: {
+        const bids = event.bidPriceTicks.length;
+        const asks = event.askPriceTicks.length;
+        n = this.room(8 + 2 * bids + 2 * asks);
+        n[at++] = event.kind;
+        n[at++] = event.pairId;
+        n[at++] = event.mode;
+        n[at++] = event.poolId;
+        n[at++] = event.chainId;
+        n[at++] = event.version;
+        n[at++] = bids;
+        for (let index = 0; index < bids; index++) {
+          n[at++] = event.bidPriceTicks[index]!;
+          n[at++] = event.bidLots[index]!;
+        }
+        n[at++] = asks;
+        for (let index = 0; index < asks; index++) {
+          n[at++] = event.askPriceTicks[index]!;
+          n[at++] = event.askLots[index]!;
+        }
+        break;
+      }
+      case EventKind.venueExpired:
+        n = this.room(5);
+        n[at++] = event.kind;
+        n[at++] = event.pairId;
+        n[at++] = event.mode;
+        n[at++] = event.poolId;
+        n[at++] = event.chainId;
+        break;
     }
     this.length = at;
   }
@@ -197,6 +250,9 @@ export class TapeReader {
   private readonly rejected = new OrderRejected();
   private readonly balance = new BalanceChanged();
   private readonly withdrawn = new FundsWithdrawn();
+  private readonly ammFill = new AmmFill();
+  private readonly venueQuoted = new VenueQuoted();
+  private readonly venueExpired = new VenueExpired();
 
   /** Visits the events recorded in `[start, end)` of the tape, in order. */
   read(tape: EventTape, start: number, end: number, visit: EventVisitor): void {
@@ -330,6 +386,59 @@ export class TapeReader {
           event.chainId = n[at++]!;
           event.address = tape.strings[n[at++]!]!;
           event.reference = tape.strings[n[at++]!]!;
+          visit(event);
+          break;
+        }
+        case EventKind.ammFill: {
+          const event = this.ammFill;
+          event.tradeId = n[at++]!;
+          event.pairId = n[at++]!;
+          event.mode = n[at++] as Mode;
+          event.orderId = n[at++]!;
+          event.userId = n[at++]!;
+          event.side = n[at++] as Side;
+          event.liquidity = n[at++] as Liquidity;
+          event.priceTicks = n[at++]!;
+          event.quantityLots = n[at++]!;
+          event.notionalAtoms = n[at++]!;
+          event.feeAtoms = n[at++]!;
+          event.remainingLots = n[at++]!;
+          event.venueId = n[at++]!;
+          event.chainId = n[at++]!;
+          event.txHash = tape.strings[n[at++]!]!;
+          visit(event);
+          break;
+        }
+        case EventKind.venueQuoted: {
+          const event = this.venueQuoted;
+          event.pairId = n[at++]!;
+          event.mode = n[at++] as Mode;
+          event.poolId = n[at++]!;
+          event.chainId = n[at++]!;
+          event.version = n[at++]!;
+          event.bidPriceTicks.length = 0;
+          event.bidLots.length = 0;
+          event.askPriceTicks.length = 0;
+          event.askLots.length = 0;
+          const bids = n[at++]!;
+          for (let index = 0; index < bids; index++) {
+            event.bidPriceTicks.push(n[at++]!);
+            event.bidLots.push(n[at++]!);
+          }
+          const asks = n[at++]!;
+          for (let index = 0; index < asks; index++) {
+            event.askPriceTicks.push(n[at++]!);
+            event.askLots.push(n[at++]!);
+          }
+          visit(event);
+          break;
+        }
+        case EventKind.venueExpired: {
+          const event = this.venueExpired;
+          event.pairId = n[at++]!;
+          event.mode = n[at++] as Mode;
+          event.poolId = n[at++]!;
+          event.chainId = n[at++]!;
           visit(event);
           break;
         }

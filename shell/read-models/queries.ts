@@ -47,6 +47,10 @@ export interface TradeRow {
   readonly takerFeeAtoms: number;
   readonly makerFeeAtoms: number;
   readonly tsMs: number;
+  /** The outside venue the trade was against (0: two of our orders), its chain and the settlement's hash. */
+  readonly venueId: number;
+  readonly chainId: number;
+  readonly txHash: string;
 }
 
 /** One side of a trade as its user sees it. */
@@ -61,6 +65,9 @@ export interface FillRow {
   readonly notionalAtoms: number;
   readonly feeAtoms: number;
   readonly tsMs: number;
+  readonly venueId: number;
+  readonly chainId: number;
+  readonly txHash: string;
 }
 
 export interface CandleRow {
@@ -114,7 +121,7 @@ const orderColumns = `order_id AS orderId, user_id AS userId, pair_id AS pairId,
 const tradeColumns = `trade_id AS tradeId, pair_id AS pairId, mode, price_ticks AS priceTicks, quantity_lots AS quantityLots,
   notional_atoms AS notionalAtoms, taker_side AS takerSide, taker_order_id AS takerOrderId, maker_order_id AS makerOrderId,
   taker_user_id AS takerUserId, maker_user_id AS makerUserId, taker_fee_atoms AS takerFeeAtoms,
-  maker_fee_atoms AS makerFeeAtoms, ts_ms AS tsMs`;
+  maker_fee_atoms AS makerFeeAtoms, ts_ms AS tsMs, venue_id AS venueId, chain_id AS chainId, tx_hash AS txHash`;
 
 const candleColumns = `open_time_ms AS openTimeMs, open_ticks AS openTicks, high_ticks AS highTicks, low_ticks AS lowTicks,
   close_ticks AS closeTicks, volume_lots AS volumeLots, quote_volume_atoms AS quoteVolumeAtoms, trades`;
@@ -123,12 +130,12 @@ const candleColumns = `open_time_ms AS openTimeMs, open_ticks AS openTicks, high
 const fillsSql = `
   SELECT * FROM (SELECT trade_id AS tradeId, taker_order_id AS orderId, 'taker' AS role, taker_side AS side,
       price_ticks AS priceTicks, quantity_lots AS quantityLots, notional_atoms AS notionalAtoms,
-      taker_fee_atoms AS feeAtoms, ts_ms AS tsMs
+      taker_fee_atoms AS feeAtoms, ts_ms AS tsMs, venue_id AS venueId, chain_id AS chainId, tx_hash AS txHash
     FROM exchange_trades WHERE taker_user_id = ? AND pair_id = ? AND mode = ? AND trade_id < ?
     ORDER BY trade_id DESC LIMIT ?)
   UNION ALL
   SELECT * FROM (SELECT trade_id, maker_order_id, 'maker', 1 - taker_side, price_ticks, quantity_lots, notional_atoms,
-      maker_fee_atoms, ts_ms
+      maker_fee_atoms, ts_ms, venue_id, chain_id, tx_hash
     FROM exchange_trades WHERE maker_user_id = ? AND pair_id = ? AND mode = ? AND trade_id < ?
     ORDER BY trade_id DESC LIMIT ?)
   ORDER BY tradeId DESC, role LIMIT ?`;

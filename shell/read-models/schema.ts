@@ -81,6 +81,11 @@ const migrations: string[] = [
    );
    CREATE INDEX withdrawals_user ON withdrawals(user_id, seq);
    CREATE INDEX withdrawals_reference ON withdrawals(user_id, reference);`,
+  // Fills against outside liquidity (AMM pools; for paper orders also the live book) are trades whose
+  // other side is the venue: its id and chain, and the settlement's sim- hash. Book trades have venue 0.
+  `ALTER TABLE exchange_trades ADD COLUMN venue_id INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE exchange_trades ADD COLUMN chain_id INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE exchange_trades ADD COLUMN tx_hash TEXT NOT NULL DEFAULT '';`,
 ];
 
 export function openReadModelDatabase(dataDir: string): Db {

@@ -141,8 +141,9 @@ export class Tickers {
   private readonly windows: TickerWindow[] = [];
   /** Dense index of each pair by id (the engine keeps pair ids small). */
   private readonly indexById: number[] = [];
+  /** Live trades: between two of our orders, or of one of ours against a venue (the hybrid book's trades). */
   private readonly visit = (event: EngineEvent, _seq: number, ts: number): void => {
-    if (event.kind !== EventKind.tradeExecuted || event.mode !== 0) return;
+    if ((event.kind !== EventKind.tradeExecuted && event.kind !== EventKind.ammFill) || event.mode !== 0) return;
     this.windows[this.indexById[event.pairId]!]!.addTrade(ts, event.priceTicks, event.quantityLots, event.notionalAtoms);
   };
 

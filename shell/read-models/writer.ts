@@ -18,7 +18,7 @@
 import type { Db } from '../store/database.ts';
 import type { Markets } from '../../engine/core/units.ts';
 import { assert } from '../../engine/core/assert.ts';
-import { EventKind, OrderStatus, type EngineEvent, type OrderAccepted, type TradeExecuted } from '../../engine/core/events.ts';
+import { EventKind, Liquidity, OrderStatus, type AmmFill, type EngineEvent, type OrderAccepted, type TradeExecuted } from '../../engine/core/events.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
 import { CandleBuckets, type Candle } from './candles.ts';
 import { OrderChanges, unchanged, type OrderChange } from './order-changes.ts';
@@ -59,8 +59,8 @@ export class ReadModelWriter {
       quantity_lots = coalesce(?, quantity_lots), filled_lots = filled_lots + ?, filled_notional_atoms = filled_notional_atoms + ?,
       fee_atoms = fee_atoms + ?, updated_at_ms = ? WHERE order_id = ?`);
     this.insertTrade = db.prepare(`INSERT INTO exchange_trades (trade_id, pair_id, mode, price_ticks, quantity_lots, notional_atoms,
-      taker_side, taker_order_id, maker_order_id, taker_user_id, maker_user_id, taker_fee_atoms, maker_fee_atoms, ts_ms)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      taker_side, taker_order_id, maker_order_id, taker_user_id, maker_user_id, taker_fee_atoms, maker_fee_atoms, ts_ms,
+      venue_id, chain_id, tx_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.insertWithdrawal = db.prepare(`INSERT INTO withdrawals (seq, user_id, asset_id, amount_atoms, chain_id, address, reference, ts_ms)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
     this.upsertCandle = db.prepare(`INSERT INTO exchange_candles (pair_id, interval_ms, open_time_ms, open_ticks, high_ticks,
@@ -147,6 +147,8 @@ export class ReadModelWriter {
         return this.accepted(event, ts);
       case EventKind.tradeExecuted:
         return this.traded(event, ts);
+      case EventKind.ammFill:
+        return this.filledOutside(event, ts);
       case EventKind.orderCancelled:
         return this.ended(event.orderId, OrderStatus.cancelled, event.filledLots, ts);
       case EventKind.orderExpired:
@@ -210,16 +212,49 @@ export class ReadModelWriter {
       event.takerFeeAtoms,
       event.makerFeeAtoms,
       ts,
+      0,
+      0,
+      '',
     );
-    this.filled(this.changes.touch(event.takerOrderId), event, event.takerFeeAtoms, event.takerRemainingLots, ts);
-    this.filled(this.changes.touch(event.makerOrderId), event, event.makerFeeAtoms, event.makerRemainingLots, ts);
+    this.filled(this.changes.touch(event.takerOrderId), event.quantityLots, event.notionalAtoms, event.takerFeeAtoms, event.takerRemainingLots, ts);
+    this.filled(this.changes.touch(event.makerOrderId), event.quantityLots, event.notionalAtoms, event.makerFeeAtoms, event.makerRemainingLots, ts);
     if (event.mode !== 0) return;
     this.candleBuckets.add(this.pairIndexById[event.pairId]!, ts, event.priceTicks, event.quantityLots, event.notionalAtoms);
   }
 
-  private filled(change: OrderChange, event: TradeExecuted, feeAtoms: number, remainingLots: number, ts: number): void {
-    change.filledLots += event.quantityLots;
-    change.filledNotionalAtoms += event.notionalAtoms;
+  /**
+   * One of our orders filled against outside liquidity: a trade row whose other side is the venue (order
+   * and user 0), our order on the side its liquidity says; live ones make candles like any trade.
+   */
+  private filledOutside(event: AmmFill, ts: number): void {
+    const taker = event.liquidity === Liquidity.taker;
+    this.insertTrade.run(
+      event.tradeId,
+      event.pairId,
+      event.mode,
+      event.priceTicks,
+      event.quantityLots,
+      event.notionalAtoms,
+      taker ? event.side : 1 - event.side,
+      taker ? event.orderId : 0,
+      taker ? 0 : event.orderId,
+      taker ? event.userId : 0,
+      taker ? 0 : event.userId,
+      taker ? event.feeAtoms : 0,
+      taker ? 0 : event.feeAtoms,
+      ts,
+      event.venueId,
+      event.chainId,
+      event.txHash,
+    );
+    this.filled(this.changes.touch(event.orderId), event.quantityLots, event.notionalAtoms, event.feeAtoms, event.remainingLots, ts);
+    if (event.mode !== 0) return;
+    this.candleBuckets.add(this.pairIndexById[event.pairId]!, ts, event.priceTicks, event.quantityLots, event.notionalAtoms);
+  }
+
+  private filled(change: OrderChange, quantityLots: number, notionalAtoms: number, feeAtoms: number, remainingLots: number, ts: number): void {
+    change.filledLots += quantityLots;
+    change.filledNotionalAtoms += notionalAtoms;
     change.feeAtoms += feeAtoms;
     change.status = remainingLots === 0 ? OrderStatus.filled : OrderStatus.partiallyFilled;
     change.updatedAtMs = ts;

@@ -59,6 +59,8 @@ export interface Book {
     selfTradePrevention: SelfTradePrevention,
     handler: MatchHandler,
   ): number;
+  /** Set by `fillableLots`: the count stopped at an order of the taker's own account (cancel_taker, cancel_both). */
+  readonly fillStoppedBySelfTrade: boolean;
   /** What `match` would fill with the same arguments, capped at `lots`, without changing anything. */
   fillableLots(
     takerSide: Side,

@@ -141,6 +141,7 @@ class SortedLevels {
 export class FastBook implements Book {
   orderCount = 0;
   stoppedBySelfTrade = false;
+  fillStoppedBySelfTrade = false;
   /** Node and level touches, for complexity tests. */
   operations = 0;
   private readonly pool = new LevelPool();
@@ -343,6 +344,7 @@ export class FastBook implements Book {
     const buying = takerSide === 0;
     const preventing = selfTradePrevention !== Stp.none;
     let fillable = 0;
+    this.fillStoppedBySelfTrade = false;
     for (let index = makers.length - 1; index >= 0 && fillable < lots; index--) {
       const level = makers.levels[index]!;
       if (pool.orders[level] === 0) continue;
@@ -355,6 +357,7 @@ export class FastBook implements Book {
       for (let slot = pool.head[level]!; slot !== nil && fillable < lots; slot = nodes.next[slot]!) {
         if (nodes.account[slot] === takerAccount) {
           if (selfTradePrevention === Stp.cancelMaker) continue;
+          this.fillStoppedBySelfTrade = true;
           return fillable < lots ? fillable : lots;
         }
         fillable += nodes.lots[slot]!;

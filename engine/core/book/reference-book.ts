@@ -22,6 +22,7 @@ interface RestingOrder {
 
 export class ReferenceBook implements Book {
   stoppedBySelfTrade = false;
+  fillStoppedBySelfTrade = false;
   private readonly bids: RestingOrder[] = [];
   private readonly asks: RestingOrder[] = [];
   private arrivals = 0;
@@ -131,10 +132,12 @@ export class ReferenceBook implements Book {
     selfTradePrevention: SelfTradePrevention,
   ): number {
     let fillable = 0;
+    this.fillStoppedBySelfTrade = false;
     for (const maker of this.orders(takerSide === 0 ? 1 : 0)) {
       if (fillable >= lots || !this.crosses(takerSide, limitPriceTicks, maker)) break;
       if (maker.account === takerAccount && selfTradePrevention !== Stp.none) {
         if (selfTradePrevention === Stp.cancelMaker) continue;
+        this.fillStoppedBySelfTrade = true;
         break;
       }
       fillable += maker.lots;

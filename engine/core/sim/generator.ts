@@ -2,7 +2,9 @@
  * A seeded generator of realistic command streams: resting limits around a drifting mid, cancels and
  * amends of live orders, crossing limits, market, IOC, FOK and post-only orders, stops, cancel-all,
  * batches, deposits and withdrawals (some to external addresses), self-trades (few users, mixed STP
- * modes), duplicate client ids and a sprinkle of malformed commands. The same seed gives the same stream.
+ * modes), duplicate client ids, venue quotes of AMM pools around the mid (some stale, some malformed),
+ * quiet spells after which venues expire, paper accounts opened with starting balances, and a sprinkle
+ * of malformed commands. The same seed gives the same stream.
  *
  * The generator remembers the orders it placed; given an oracle that knows which are still live, it
  * mostly cancels and amends live ones, as a real client would.
@@ -98,7 +100,15 @@ interface PairState {
   /** Typical distance of resting orders from the mid. */
   spreadTicks: number;
   lotsMax: number;
+  /** Quote versions of this pair's venues, by venue index (pool id = pair id × 10 + index + 1). */
+  venueVersions: number[];
 }
+
+/** Venues quoting each pair, and the chains they sit on (by venue index). */
+const venuesPerPair = 3;
+const venueChains = [1, 3, 4] as const;
+/** A quiet spell: longer than the engine's default venue quote lifetime, so quotes expire. */
+const quietSpellMs = 31_000;
 
 /** Rough USD prices to start each base asset's mid from. */
 const startPrices: Record<string, number> = { ETH: 3000, BTC: 60000, SOL: 150, DOGE: 0.15, PLAT: 0.5, PRED: 0.2 };
@@ -139,7 +149,7 @@ export class CommandGenerator {
       const spreadTicks = Math.max(2, Math.round(midTicks / 2000));
       // Orders up to about 20 000 quote units of notional.
       const lotsMax = Math.max(1, Math.floor((20_000 * 10 ** pair.quote.decimals) / (midTicks * pair.quoteAtomsPerTickLot)));
-      return { pair, midTicks, spreadTicks, lotsMax };
+      return { pair, midTicks, spreadTicks, lotsMax, venueVersions: new Array<number>(venuesPerPair).fill(0) };
     });
   }
 
@@ -189,7 +199,58 @@ export class CommandGenerator {
     if (roll < 0.92) return this.cancelBatch();
     if (roll < 0.95) return this.funding(state);
     if (roll < 0.96) return this.place(state, 'malformed');
+    if (roll < 0.985) return this.quoteVenue(state);
+    if (roll < 0.987) return this.expireVenues();
+    if (roll < 0.989) return this.openPaperAccount(state);
     return this.place(state, 'rest');
+  }
+
+  /**
+   * A venue's levels around the mid, outside the resting orders' usual spread so that some takers reach
+   * them; one in twenty is malformed (unsorted or crossed) and one in twenty repeats an old version.
+   */
+  private quoteVenue(state: PairState): Command {
+    const random = this.random;
+    const venue = random.int(0, venuesPerPair - 1);
+    const poolId = state.pair.id * 10 + venue + 1;
+    const chainId = venueChains[venue]!;
+    const stale = random.chance(0.05) && state.venueVersions[venue]! > 0;
+    if (!stale) state.venueVersions[venue]!++;
+    const version = Math.max(1, state.venueVersions[venue]!);
+    const levels = random.int(0, 12);
+    const stepTicks = Math.max(1, Math.round(state.spreadTicks / 2));
+    const firstAway = random.int(1, state.spreadTicks * 4);
+    const bidPriceTicks: number[] = [];
+    const bidLots: number[] = [];
+    const askPriceTicks: number[] = [];
+    const askLots: number[] = [];
+    for (let level = 0; level < levels; level++) {
+      const bid = state.midTicks - firstAway - level * stepTicks;
+      if (bid >= 1) {
+        bidPriceTicks.push(bid);
+        bidLots.push(random.int(1, state.lotsMax));
+      }
+      askPriceTicks.push(state.midTicks + firstAway + level * stepTicks);
+      askLots.push(random.int(1, state.lotsMax));
+    }
+    if (random.chance(0.05) && askPriceTicks.length > 1) askPriceTicks.reverse();
+    else if (random.chance(0.05) && askPriceTicks.length > 0 && bidPriceTicks.length > 0) askPriceTicks[0] = bidPriceTicks[0]!;
+    return { kind: CommandKind.quoteVenue, ...this.stamp(), pairId: state.pair.id, poolId, chainId, version, bidPriceTicks, bidLots, askPriceTicks, askLots };
+  }
+
+  /** A quiet spell now and then (time jumps past the quote lifetime), then the runtime's expiry command. */
+  private expireVenues(): Command {
+    if (this.random.chance(0.3)) this.ts += quietSpellMs;
+    return { kind: CommandKind.expireVenues, ...this.stamp() };
+  }
+
+  /** A paper account opened with starting balances: a new user's, or an existing one's (refused). */
+  private openPaperAccount(state: PairState): Command {
+    const random = this.random;
+    const userId = random.int(1, this.users + 4);
+    const assetIds = [state.pair.quote.id, state.pair.base.id];
+    const amountsAtoms = [random.int(1, 1_000_000) * 10 ** Math.min(state.pair.quote.decimals, 4), random.int(1, 1000) * state.pair.baseAtomsPerLot];
+    return { kind: CommandKind.openPaperAccount, ...this.stamp(), userId, assetIds, amountsAtoms };
   }
 
   private mode(): Mode {

@@ -1,0 +1,15 @@
+/**
+ * The matching rules a journal was written under, by its segments' format version. A journal must replay
+ * to the state it produced, so a rule that changed comes with a format version, and replay applies each
+ * command under the rules of its segment:
+ *
+ *   1, 2  paper orders match only each other;
+ *   3     paper orders also take from the live hybrid book (read-only), and live trades fill resting
+ *         paper orders that they print through.
+ */
+import type { Engine } from '../core/engine.ts';
+
+/** Sets `engine` to the rules of a segment of `formatVersion` (commands written now use the newest). */
+export function useRulesOf(engine: Engine, formatVersion: number): void {
+  engine.paperSeesLiveBook = formatVersion >= 3;
+}
