@@ -19,7 +19,11 @@ export interface Config {
   readonly wsBackpressureBytes: number;
   /** Open WebSocket connections at most; further upgrades get 503. */
   readonly wsConnectionsMax: number;
+  /** A paper account's starting balances, `ASSET:amount` pairs separated by commas (checked at start). */
+  readonly paperBalances: string;
 }
+
+export const defaultPaperBalances = 'USDC:100000,ETH:10,BTC:1,SOL:500,DOGE:500000,PLAT:100000,PRED:100000';
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, low: number, high: number): number {
   const text = env[name];
@@ -43,5 +47,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     snapshotEveryMs: integer(env, 'SNAPSHOT_EVERY_MS', 300_000, 1000, Number.MAX_SAFE_INTEGER),
     wsBackpressureBytes: integer(env, 'WS_BACKPRESSURE_BYTES', 1024 * 1024, 16 * 1024, 256 * 1024 * 1024),
     wsConnectionsMax: integer(env, 'WS_CONNECTIONS_MAX', 20_000, 1, 1_000_000),
+    paperBalances: env['PAPER_BALANCES'] ?? defaultPaperBalances,
   };
 }

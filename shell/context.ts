@@ -3,6 +3,8 @@ import type { Markets } from '../engine/core/units.ts';
 import type { DurableEngine } from '../engine/runtime/durable-engine.ts';
 import type { Config } from './config.ts';
 import type { MarketData } from './market/market-data.ts';
+import type { VenueDirectory } from './market/venue-directory.ts';
+import type { PaperFunding } from './http/paper.ts';
 import type { ReadModels } from './read-models/read-models.ts';
 import type { Tickers } from './read-models/ticker.ts';
 import type { Log } from './log.ts';
@@ -23,6 +25,10 @@ export interface ShellContext {
   readonly readModels: ReadModels;
   /** The 24-hour ticker of each pair, from the durable batches' live trades (memory). */
   readonly tickers: Tickers;
+  /** What a paper account opens with (PAPER_BALANCES). */
+  readonly paperFunding: PaperFunding;
+  /** Names of the venues liquidity comes from (our book and the AMM pools). */
+  readonly venues: VenueDirectory;
   /** Open WebSocket stream connections. */
   readonly streamConnections: () => number;
   readonly clock: () => number;

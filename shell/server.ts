@@ -22,6 +22,8 @@ import { authRoutes } from './http/auth-routes.ts';
 import { accountRoutes } from './http/account.ts';
 import { namedSecret, openDatabase } from './store/database.ts';
 import { loadChains } from './funding/chains.ts';
+import { VenueDirectory } from './market/venue-directory.ts';
+import { parsePaperBalances } from './http/paper.ts';
 import { WithdrawalAddresses } from './funding/withdrawal-addresses.ts';
 import { fundingRoutes } from './http/funding.ts';
 import { Tokens } from './auth/tokens.ts';
@@ -101,8 +103,10 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   const twoFactor = new TwoFactor(db, clock);
   const streamConnections = (): number => stream.openConnections;
   const chains = loadChains(markets);
+  const venues = new VenueDirectory(chains, []);
+  const paperFunding = parsePaperBalances(config.paperBalances, markets);
   const funding = { chains, addresses: new WithdrawalAddresses(db, chains, clock), depositSecret: namedSecret(db, 'deposit') };
-  const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, streamConnections, clock, log, identity: { db, tokens, keys, twoFactor }, funding };
+  const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, venues, paperFunding, streamConnections, clock, log, identity: { db, tokens, keys, twoFactor }, funding };
   const table = buildRouteTable(context);
   table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey), log });
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {

@@ -72,12 +72,26 @@ test('balances, portfolio and pair balance of the caller, live and paper', async
     );
     assert.equal(davePortfolio.json['total_value'], '8998.499500');
 
-    // Paper mode is a separate account: empty until paper funds arrive.
+    // Paper mode is a separate account, which shows PAPER_BALANCES until the first paper order opens it,
+    // valued at live prices (ETH last traded at 3000.50; nothing else has a price yet).
     const paper = await call(server, 'GET', '/api/v1/account/me/portfolio?mode=paper', undefined, dave.key);
-    assert.deepEqual([paper.json['mode'], paper.json['assets'], paper.json['total_value']], ['paper', [], '0.000000']);
+    assert.equal(paper.json['mode'], 'paper');
+    assert.deepEqual(
+      paper.json['assets'].map((row: Record<string, unknown>) => [row['asset'], row['total'], row['value']]),
+      [
+        ['USDC', '100000.000000', '100000.000000'],
+        ['ETH', '10.00000000', '30005.000000'],
+        ['BTC', '1.00000000', null],
+        ['SOL', '500.00000000', null],
+        ['DOGE', '500000.000000', null],
+        ['PLAT', '100000.000000', null],
+        ['PRED', '100000.000000', null],
+      ],
+    );
+    assert.equal(paper.json['total_value'], '130005.000000');
     const paperBalances = await call(server, 'GET', '/api/v1/account/me/balances?mode=paper', undefined, dave.key);
     assert.equal(paperBalances.json['mode'], 'paper');
-    assert.ok(paperBalances.json['balances'].every((row: Record<string, string>) => Number(row['total']) === 0));
+    assert.equal(paperBalances.json['balances'].find((row: Record<string, string>) => row['asset'] === 'USDC')['available'], '100000.000000');
 
     const pairBalance = await call(server, 'GET', '/api/v1/exchange/eth/balance', undefined, carol.key);
     assert.deepEqual(pairBalance.json['base'], { asset: 'ETH', available: '1.00000000', held: '0.00000000', total: '1.00000000' });

@@ -5,10 +5,15 @@ import type { Asset } from '../../engine/core/units.ts';
 import type { Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
 import { pairOf } from './exchange-public.ts';
+import { paperStartingAtoms } from './paper.ts';
 
-/** One asset's balance of an account (zeros for an account that does not exist yet). */
-function balanceRow(ledger: Ledger, account: number, asset: Asset): Record<string, string> {
-  const available = account === noAccount ? 0 : ledger.availableAtoms(account, asset.index);
+/**
+ * One asset's balance of an account: an account that does not exist yet has nothing, except a paper
+ * account, which shows what it will open with.
+ */
+function balanceRow(context: ShellContext, ledger: Ledger, account: number, mode: number, asset: Asset): Record<string, string> {
+  const unopened = mode === 1 ? paperStartingAtoms(context, asset) : 0;
+  const available = account === noAccount ? unopened : ledger.availableAtoms(account, asset.index);
   const held = account === noAccount ? 0 : ledger.heldAtoms(account, asset.index);
   return { asset: asset.symbol, available: formatAtoms(available, asset), held: formatAtoms(held, asset), total: formatAtoms(available + held, asset) };
 }
@@ -62,8 +67,8 @@ export function accountRoutes(context: ShellContext): Route[] {
         let unpriced = 0;
         const assets = [];
         for (const asset of context.markets.assets) {
-          const row = balanceRow(ledger, account, asset);
-          const atoms = account === noAccount ? 0 : ledger.availableAtoms(account, asset.index) + ledger.heldAtoms(account, asset.index);
+          const row = balanceRow(context, ledger, account, mode, asset);
+          const atoms = account === noAccount ? (mode === 1 ? paperStartingAtoms(context, asset) : 0) : ledger.availableAtoms(account, asset.index) + ledger.heldAtoms(account, asset.index);
           if (atoms === 0) continue;
           let price: string | null = null;
           let value: bigint | null = null;
@@ -116,7 +121,7 @@ export function accountRoutes(context: ShellContext): Route[] {
         const mode = request.query['mode'] === 'paper' ? 1 : 0;
         const ledger = context.durable.engine.ledger;
         const account = ledger.find(userId, mode);
-        const balances = context.markets.assets.map((asset) => balanceRow(ledger, account, asset));
+        const balances = context.markets.assets.map((asset) => balanceRow(context, ledger, account, mode, asset));
         return { body: { user_id: userId, mode: mode === 1 ? 'paper' : 'live', balances } };
       },
     },
@@ -133,8 +138,8 @@ export function accountRoutes(context: ShellContext): Route[] {
         const mode = request.query['mode'] === 'paper' ? 1 : 0;
         const ledger = context.durable.engine.ledger;
         const account = ledger.find(request.principal!.userId, mode);
-        const base = balanceRow(ledger, account, pair.base);
-        const quote = balanceRow(ledger, account, pair.quote);
+        const base = balanceRow(context, ledger, account, mode, pair.base);
+        const quote = balanceRow(context, ledger, account, mode, pair.quote);
         return { body: { symbol: pair.base.symbol, pair: pair.name, mode: mode === 1 ? 'paper' : 'live', base, quote } };
       },
     },

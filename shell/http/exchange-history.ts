@@ -68,7 +68,8 @@ const priceOrNull = (ticks: number | null, pair: Pair): string | null => (ticks 
 
 /** An order from the read models, as JSON: the placement record's fields plus fees paid and the last change. */
 function orderRecordJson(pair: Pair, order: OrderRow): string {
-  const tail = `,"fee":"${formatAtoms(order.feeAtoms, pair.quote)}","fee_asset":${JSON.stringify(pair.quote.symbol)},"updated_at":"${iso(order.updatedAtMs)}"`;
+  const simTxHash = order.simTxHash === '' ? 'null' : JSON.stringify(order.simTxHash);
+  const tail = `,"sim_tx_hash":${simTxHash},"fee":"${formatAtoms(order.feeAtoms, pair.quote)}","fee_asset":${JSON.stringify(pair.quote.symbol)},"updated_at":"${iso(order.updatedAtMs)}"`;
   return orderJson(pair, order, order.status, order.filledLots, order.filledNotionalAtoms, order.createdAtMs, tail);
 }
 

@@ -54,7 +54,8 @@ test('place, fill, refuse, cancel and list orders over HTTP', async () => {
     assert.equal(buy.json['time_in_force'], 'IOC');
     assert.equal(buy.json['filled_quantity'], '1.5000');
     assert.equal(buy.json['average_price'], '3000.100000');
-    assert.deepEqual(buy.json['fills'], [{ trade_id: '1', price: '3000.10', quantity: '1.5000', fee: '4.500150', fee_asset: 'USDC', liquidity: 'taker' }]);
+    assert.deepEqual(buy.json['fills'], [{ trade_id: '1', price: '3000.10', quantity: '1.5000', fee: '4.500150', fee_asset: 'USDC', liquidity: 'taker', venue: 'clob', chain: null, sim_tx_hash: null }]);
+    assert.equal(buy.json['sim_tx_hash'], null);
 
     const balances = await call(server, 'GET', '/api/v1/account/me/balances', undefined, taker.key);
     const usdc = (balances.json['balances'] as Array<Record<string, string>>).find((row) => row['asset'] === 'USDC');
@@ -79,8 +80,14 @@ test('place, fill, refuse, cancel and list orders over HTTP', async () => {
     assert.equal(bid.status, 201);
     const crossing = await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'sell', order_type: 'limit', quantity: '0.5', price: '2980', post_only: true }, maker.key);
     assert.deepEqual([crossing.status, crossing.json['error'].code], [409, 'POST_ONLY_WOULD_TAKE']);
-    const paper = await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'buy', order_type: 'limit', quantity: '0.5', price: '2990', paper: true }, taker.key);
-    assert.deepEqual([paper.status, paper.json['error']?.code], [422, 'INSUFFICIENT_BALANCE'], 'paper funds are separate');
+    // A first paper order opens the paper account with PAPER_BALANCES: its hold comes from paper funds.
+    const liveBefore = (await call(server, 'GET', '/api/v1/account/me/balances', undefined, taker.key)).json['balances'];
+    const paper = await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'buy', order_type: 'limit', quantity: '0.5', price: '2900', paper: true }, taker.key);
+    assert.deepEqual([paper.status, paper.json['mode'], paper.json['status']], [201, 'paper', 'open']);
+    assert.deepEqual((await call(server, 'GET', '/api/v1/account/me/balances', undefined, taker.key)).json['balances'], liveBefore, 'paper funds are separate');
+    const paperUsdc = (await call(server, 'GET', '/api/v1/account/me/balances?mode=paper', undefined, taker.key)).json['balances'].find((row: Record<string, string>) => row['asset'] === 'USDC');
+    assert.deepEqual([paperUsdc['held'], paperUsdc['total']], ['1451.450000', '100000.000000']);
+    assert.equal((await call(server, 'DELETE', `/api/v1/exchange/eth/orders/${paper.json['order_id']}?mode=paper`, undefined, taker.key)).status, 200);
 
     const open = await call(server, 'GET', '/api/v1/exchange/eth/orders/open', undefined, taker.key);
     assert.deepEqual(open.json['orders'].map((order: Record<string, string>) => [order['order_id'], order['status'], order['price']]), [[bid.json['order_id'], 'open', '2990.00']]);
@@ -91,6 +98,20 @@ test('place, fill, refuse, cancel and list orders over HTTP', async () => {
     assert.deepEqual(cancelled.json, { order_id: bid.json['order_id'], status: 'cancelled', remaining_quantity: '0.5000' });
     assert.equal((await call(server, 'DELETE', `/api/v1/exchange/eth/orders/${bid.json['order_id']}`, undefined, taker.key)).status, 404);
     assert.equal((await call(server, 'DELETE', '/api/v1/exchange/eth/orders/abc', undefined, taker.key)).status, 404);
+
+    // A marketable paper order fills at live prices, each fill with its sim- hash, and takes nothing live.
+    const liveAsk = await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'sell', order_type: 'limit', quantity: '0.4', price: '3001' }, maker.key);
+    assert.equal(liveAsk.status, 201);
+    const bookBefore = await call(server, 'GET', '/api/v1/exchange/eth/book', undefined, maker.key);
+    const paperBuy = await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'buy', order_type: 'market', quantity: '0.25', mode: 'paper' }, taker.key);
+    assert.deepEqual([paperBuy.status, paperBuy.json['status'], paperBuy.json['filled_quantity']], [201, 'filled', '0.2500']);
+    assert.match(paperBuy.json['sim_tx_hash'], /^sim-[0-9a-f-]{36}$/);
+    assert.deepEqual(
+      paperBuy.json['fills'].map((fill: Record<string, unknown>) => [fill['price'], fill['quantity'], fill['venue'], fill['liquidity']]),
+      [['3001.00', '0.2500', 'clob', 'taker']],
+    );
+    assert.equal(paperBuy.json['fills'][0]['sim_tx_hash'], paperBuy.json['sim_tx_hash']);
+    assert.deepEqual((await call(server, 'GET', '/api/v1/exchange/eth/book', undefined, maker.key)).json, bookBefore.json, 'the live book is untouched');
   } finally {
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -19,7 +19,7 @@ import {
   type OrderRequest,
   type PlaceOrder,
 } from '../../engine/core/commands.ts';
-import { EventKind, OrderStatus, orderStatusNames, type EngineEvent } from '../../engine/core/events.ts';
+import { EventKind, Liquidity, OrderStatus, orderStatusNames, type EngineEvent } from '../../engine/core/events.ts';
 import { Result, resultCode, resultMessage } from '../../engine/core/results.ts';
 import { formatPrice, formatQuantity, priceToTicks, quantityToLots, type Pair } from '../../engine/core/units.ts';
 import { noSlot } from '../../engine/core/order-store.ts';
@@ -28,7 +28,9 @@ import { ApiError, engineRefusal, errorBody } from './errors.ts';
 import { averagePrice, fillJson, orderJson } from './order-json.ts';
 import { later, type Later, type Reply, type RequestContext, type Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
+import { clobVenueName, type VenueDirectory } from '../market/venue-directory.ts';
 import { ReadModelsBusyError } from '../read-models/read-models.ts';
+import { ensurePaperAccount } from './paper.ts';
 import { pairOf } from './exchange-public.ts';
 
 const decimal = { oneOf: [{ type: 'string', minLength: 1, maxLength: 40 }, { type: 'number' }] };
@@ -121,20 +123,31 @@ export function orderCommand(pair: Pair, userId: number, body: OrderBody): Place
 class OrderProgress {
   orderId = 0;
   pair: Pair | null = null;
+  venues: VenueDirectory | null = null;
   status: number = OrderStatus.open;
   filledLots = 0;
   notionalAtoms = 0;
   fills = '';
+  /** The first settlement hash among the fills, or null. */
+  simTxHash: string | null = null;
   readonly visit = (event: EngineEvent): void => this.apply(event);
 
-  read(pair: Pair, orderId: number, outcome: Outcome): void {
+  read(pair: Pair, orderId: number, outcome: Outcome, venues: VenueDirectory): void {
     this.orderId = orderId;
     this.pair = pair;
+    this.venues = venues;
     this.status = OrderStatus.open;
     this.filledLots = 0;
     this.notionalAtoms = 0;
     this.fills = '';
+    this.simTxHash = null;
     outcome.forEachEvent(this.visit);
+  }
+
+  private addFill(fill: string, quantityLots: number, notionalAtoms: number): void {
+    this.filledLots += quantityLots;
+    this.notionalAtoms += notionalAtoms;
+    this.fills = this.fills === '' ? fill : `${this.fills},${fill}`;
   }
 
   private apply(event: EngineEvent): void {
@@ -148,11 +161,26 @@ class OrderProgress {
       case EventKind.tradeExecuted: {
         const taker = event.takerOrderId === this.orderId;
         if (!taker && event.makerOrderId !== this.orderId) break;
-        this.filledLots += event.quantityLots;
-        this.notionalAtoms += event.notionalAtoms;
         const fee = taker ? event.takerFeeAtoms : event.makerFeeAtoms;
-        const fill = fillJson(this.pair!, event.tradeId, event.priceTicks, event.quantityLots, fee, taker);
-        this.fills = this.fills === '' ? fill : `${this.fills},${fill}`;
+        this.addFill(fillJson(this.pair!, event.tradeId, event.priceTicks, event.quantityLots, fee, taker, clobVenueName, null, null), event.quantityLots, event.notionalAtoms);
+        break;
+      }
+      case EventKind.ammFill: {
+        if (event.orderId !== this.orderId) break;
+        const venues = this.venues!;
+        this.simTxHash ??= event.txHash;
+        const fill = fillJson(
+          this.pair!,
+          event.tradeId,
+          event.priceTicks,
+          event.quantityLots,
+          event.feeAtoms,
+          event.liquidity === Liquidity.taker,
+          venues.name(event.venueId),
+          venues.chainName(event.chainId),
+          event.txHash,
+        );
+        this.addFill(fill, event.quantityLots, event.notionalAtoms);
         break;
       }
       case EventKind.orderCancelled:
@@ -170,13 +198,14 @@ class OrderProgress {
 const progress = new OrderProgress();
 
 /** The order record, as JSON, built from the events of the command that placed it. */
-export function orderRecordJson(pair: Pair, command: OrderRequest, outcome: Outcome): string {
-  progress.read(pair, command.orderId, outcome);
+export function orderRecordJson(pair: Pair, command: OrderRequest, outcome: Outcome, venues: VenueDirectory): string {
+  progress.read(pair, command.orderId, outcome, venues);
   let status = progress.status;
   if (status === OrderStatus.open && progress.filledLots > 0) {
     status = progress.filledLots === command.quantityLots ? OrderStatus.filled : OrderStatus.partiallyFilled;
   }
-  return orderJson(pair, command, status, progress.filledLots, progress.notionalAtoms, outcome.ts, `,"fills":[${progress.fills}]`);
+  const simTxHash = progress.simTxHash === null ? 'null' : JSON.stringify(progress.simTxHash);
+  return orderJson(pair, command, status, progress.filledLots, progress.notionalAtoms, outcome.ts, `,"sim_tx_hash":${simTxHash},"fills":[${progress.fills}]`);
 }
 
 /**
@@ -209,11 +238,12 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
   const engine = context.durable.engine;
   const place = (request: RequestContext, pair: Pair, body: OrderBody): Later => {
     const command = orderCommand(pair, request.principal!.userId, body);
+    if (command.mode === 1) ensurePaperAccount(context, command.userId);
     // Ids are minted here, just before the command is sequenced: the engine requires them to increase.
     command.orderId = engine.lastOrderId + 1;
     return enqueue(context, request, command, (outcome) => {
       if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
-      return { status: 201, json: orderRecordJson(pair, command, outcome) };
+      return { status: 201, json: orderRecordJson(pair, command, outcome, context.venues) };
     });
   };
   return [
@@ -291,6 +321,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
           }
         });
         const orders: OrderRequest[] = [];
+        if (items.some((item) => item.command?.mode === 1)) ensurePaperAccount(context, userId);
         for (const item of items) {
           if (item.command === null) continue;
           item.command.orderId = engine.lastOrderId + 1 + orders.length;
@@ -305,7 +336,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
           const results = items.map((item) => {
             if (item.command === null) return errorOf(item.error!);
             const result = outcome.batchResults[next++]!;
-            return result === Result.ok ? orderRecordJson(pair, item.command, outcome) : errorOf(engineRefusal(result));
+            return result === Result.ok ? orderRecordJson(pair, item.command, outcome, context.venues) : errorOf(engineRefusal(result));
           });
           return { json: `{"results":[${results.join(',')}]}` };
         });

@@ -76,10 +76,25 @@ export function orderJson(pair: Pair, order: OrderTerms, status: number, filledL
   );
 }
 
-/** One fill of an order as the placement record lists it. */
-export function fillJson(pair: Pair, tradeId: number, priceTicks: number, quantityLots: number, feeAtoms: number, taker: boolean): string {
+/**
+ * One fill of an order as the placement record lists it: `venue` is `clob` for a trade with another of
+ * our orders, else the outside venue's name and `chain`; a fill that settled through a (simulated) chain
+ * carries its `sim_tx_hash` (every paper fill; live fills against AMM venues in the embedded default).
+ */
+export function fillJson(
+  pair: Pair,
+  tradeId: number,
+  priceTicks: number,
+  quantityLots: number,
+  feeAtoms: number,
+  taker: boolean,
+  venue: string,
+  chain: string | null,
+  simTxHash: string | null,
+): string {
   return (
     `{"trade_id":"${tradeId}","price":"${formatPrice(priceTicks, pair)}","quantity":"${formatQuantity(quantityLots, pair)}",` +
-    `"fee":"${formatSteps(feeAtoms, pair.quote.atom)}","fee_asset":${JSON.stringify(pair.quote.symbol)},"liquidity":${taker ? '"taker"' : '"maker"'}}`
+    `"fee":"${formatSteps(feeAtoms, pair.quote.atom)}","fee_asset":${JSON.stringify(pair.quote.symbol)},"liquidity":${taker ? '"taker"' : '"maker"'},` +
+    `"venue":${JSON.stringify(venue)},"chain":${chain === null ? 'null' : JSON.stringify(chain)},"sim_tx_hash":${simTxHash === null ? 'null' : JSON.stringify(simTxHash)}}`
   );
 }

@@ -33,6 +33,8 @@ export class OrderChange {
   filledNotionalAtoms = 0;
   feeAtoms = 0;
   updatedAtMs = 0;
+  /** The settlement hash of the order's first fill through a (simulated) chain in this batch, or ''. */
+  simTxHash = '';
 
   reset(orderId: number): void {
     this.orderId = orderId;
@@ -44,6 +46,7 @@ export class OrderChange {
     this.filledLots = 0;
     this.filledNotionalAtoms = 0;
     this.feeAtoms = 0;
+    this.simTxHash = '';
   }
 }
 

@@ -85,7 +85,8 @@ const migrations: string[] = [
   // other side is the venue: its id and chain, and the settlement's sim- hash. Book trades have venue 0.
   `ALTER TABLE exchange_trades ADD COLUMN venue_id INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE exchange_trades ADD COLUMN chain_id INTEGER NOT NULL DEFAULT 0;
-   ALTER TABLE exchange_trades ADD COLUMN tx_hash TEXT NOT NULL DEFAULT '';`,
+   ALTER TABLE exchange_trades ADD COLUMN tx_hash TEXT NOT NULL DEFAULT '';
+   ALTER TABLE exchange_orders ADD COLUMN sim_tx_hash TEXT NOT NULL DEFAULT '';`,
 ];
 
 export function openReadModelDatabase(dataDir: string): Db {

@@ -54,10 +54,10 @@ export class ReadModelWriter {
     this.saveProgress = db.prepare('UPDATE read_model_progress SET applied_seq = ? WHERE id = 1');
     this.insertOrder = db.prepare(`INSERT INTO exchange_orders (order_id, user_id, pair_id, mode, side, order_type, time_in_force,
       post_only, stp, price_ticks, stop_price_ticks, quantity_lots, filled_lots, filled_notional_atoms, fee_atoms, status,
-      client_order_id, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      client_order_id, created_at_ms, updated_at_ms, sim_tx_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.updateOrder = db.prepare(`UPDATE exchange_orders SET status = coalesce(?, status), price_ticks = coalesce(?, price_ticks),
       quantity_lots = coalesce(?, quantity_lots), filled_lots = filled_lots + ?, filled_notional_atoms = filled_notional_atoms + ?,
-      fee_atoms = fee_atoms + ?, updated_at_ms = ? WHERE order_id = ?`);
+      fee_atoms = fee_atoms + ?, updated_at_ms = ?, sim_tx_hash = CASE WHEN sim_tx_hash = '' THEN ? ELSE sim_tx_hash END WHERE order_id = ?`);
     this.insertTrade = db.prepare(`INSERT INTO exchange_trades (trade_id, pair_id, mode, price_ticks, quantity_lots, notional_atoms,
       taker_side, taker_order_id, maker_order_id, taker_user_id, maker_user_id, taker_fee_atoms, maker_fee_atoms, ts_ms,
       venue_id, chain_id, tx_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -247,7 +247,9 @@ export class ReadModelWriter {
       event.chainId,
       event.txHash,
     );
-    this.filled(this.changes.touch(event.orderId), event.quantityLots, event.notionalAtoms, event.feeAtoms, event.remainingLots, ts);
+    const change = this.changes.touch(event.orderId);
+    if (change.simTxHash === '') change.simTxHash = event.txHash;
+    this.filled(change, event.quantityLots, event.notionalAtoms, event.feeAtoms, event.remainingLots, ts);
     if (event.mode !== 0) return;
     this.candleBuckets.add(this.pairIndexById[event.pairId]!, ts, event.priceTicks, event.quantityLots, event.notionalAtoms);
   }
@@ -308,6 +310,7 @@ export class ReadModelWriter {
       change.clientOrderId,
       change.createdAtMs,
       change.updatedAtMs,
+      change.simTxHash,
     );
   }
 
@@ -320,6 +323,7 @@ export class ReadModelWriter {
       change.filledNotionalAtoms,
       change.feeAtoms,
       change.updatedAtMs,
+      change.simTxHash,
       change.orderId,
     );
     assert(written.changes === 1, `order ${change.orderId} changed before it was placed`);
