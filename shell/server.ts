@@ -70,6 +70,8 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   mkdirSync(config.dataDir, { recursive: true });
   const marketsPath = defaultMarketsPath;
   const markets = loadMarkets(marketsPath);
+  const chains = loadChains(markets);
+  const venues = new VenueDirectory(chains, []);
   const db = openDatabase(config.dataDir);
   const readModels = new ReadModels({ dataDir: config.dataDir, markets, marketsPath });
   const tickers = new Tickers(markets, clock);
@@ -95,15 +97,13 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   });
   readModels.finishReplay(durable.recovery.lastSeq);
   tickers.restore(markets, readModels.queries);
-  const marketData = new MarketData({ markets, engine: durable.engine, sink: stream, dayFigures: (pair) => dayFigures(pair, tickers.view(pair.id)) });
+  const marketData = new MarketData({ markets, venues, engine: durable.engine, sink: stream, dayFigures: (pair) => dayFigures(pair, tickers.view(pair.id)) });
   stream.attach(marketData);
   durableFeeds.push((batch) => marketData.onBatch(batch));
   const tokens = new Tokens(db, clock);
   const keys = new ApiKeys(db, clock);
   const twoFactor = new TwoFactor(db, clock);
   const streamConnections = (): number => stream.openConnections;
-  const chains = loadChains(markets);
-  const venues = new VenueDirectory(chains, []);
   const paperFunding = parsePaperBalances(config.paperBalances, markets);
   const funding = { chains, addresses: new WithdrawalAddresses(db, chains, clock), depositSecret: namedSecret(db, 'deposit') };
   const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, venues, paperFunding, streamConnections, clock, log, identity: { db, tokens, keys, twoFactor }, funding };

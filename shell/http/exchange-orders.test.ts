@@ -40,7 +40,7 @@ test('place, fill, refuse, cancel and list orders over HTTP', async () => {
     assert.equal((await call(server, 'GET', '/api/v1/exchange/eth/book')).status, 401, 'the CLOB book needs a key');
     assert.equal((await call(server, 'GET', '/api/v1/exchange/eth/book?depth=0', undefined, taker.key)).status, 422);
     const hybrid = await call(server, 'GET', '/api/v1/exchange/eth/book/hybrid');
-    assert.deepEqual(hybrid.json['asks'], [{ price: '3000.10', quantity: '1.5000', orders: 1, source: 'clob' }]);
+    assert.deepEqual(hybrid.json['asks'], [{ price: '3000.10', quantity: '1.5000', source: 'clob', chain: null, orders: 1 }]);
     const byPair = await call(server, 'GET', '/api/v1/clob/book/hybrid?pair=ETH/USDC&depth=1');
     assert.deepEqual(byPair.json, hybrid.json);
     assert.equal((await call(server, 'GET', '/api/v1/clob/book/hybrid')).status, 422, 'pair is required');

@@ -3,8 +3,19 @@ import type { Pair } from '../../engine/core/units.ts';
 import { formatPrice, formatQuantity, formatSteps } from '../../engine/core/units.ts';
 import type { EngineSettings } from '../../engine/core/limits.ts';
 import { ApiError } from './errors.ts';
+import { clobVenueName } from '../market/venue-directory.ts';
 import type { Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
+
+/** The bands of GET /venues, in basis points around the mid. */
+export const venueBandsBps = [100, 200, 500] as const;
+
+/** `value × mantissa` steps of 10^-scale as a decimal string, for BigInt sums. */
+function formatBigSteps(value: bigint, scale: number, mantissa = 1n): string {
+  const digits = (value * mantissa).toString().padStart(scale + 1, '0');
+  if (scale === 0) return digits;
+  return `${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
+}
 
 /** The pair named by a path's `{symbol}`: the base token's slug (or BASE/QUOTE), any case. */
 export function pairOf(context: ShellContext, symbol: string | undefined): Pair {
@@ -30,11 +41,8 @@ function pairRecord(pair: Pair, settings: EngineSettings): Record<string, unknow
 }
 
 export function exchangePublicRoutes(context: ShellContext): Route[] {
-  /** Aggregated durable levels of one side, best first, each with its source for the hybrid book. */
-  const sideLevels = (pair: Pair, side: 0 | 1, depth: number, withSource: boolean) => {
-    const levels = context.marketData.depth(pair, side, depth);
-    return withSource ? levels.map((level) => ({ ...level, source: 'clob' })) : levels;
-  };
+  /** Aggregated durable levels of the order book's side, best first. */
+  const sideLevels = (pair: Pair, side: 0 | 1, depth: number) => context.marketData.depth(pair, side, depth);
   const depthQuery = (extra: Record<string, unknown> = {}) => ({
     type: 'object',
     additionalProperties: false,
@@ -43,15 +51,114 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
   });
   const depthOf = (query: Readonly<Record<string, string>>): number => (query['depth'] === undefined ? 50 : Number(query['depth']));
   /**
-   * The hybrid book: resting orders merged with virtual AMM depth, each level tagged with its source. AMM
-   * quoting arrives with the hybrid-liquidity work; until then every level is `clob`.
+   * The hybrid book: one row per price and source, best first; at one price the order book (`clob`) comes
+   * first, then the venues by chain and pool, the order a taker meets them in.
    */
+  const hybridSide = (pair: Pair, side: 0 | 1, depth: number) =>
+    context.marketData.hybridDepth(pair, side, depth).map((row) => ({
+      price: formatPrice(row.priceTicks, pair),
+      quantity: formatQuantity(row.lots, pair),
+      source: row.venueId === 0 ? clobVenueName : context.venues.name(row.venueId),
+      chain: context.venues.chainName(row.chainId),
+      ...(row.venueId === 0 ? { orders: row.orders } : { venue_id: row.venueId }),
+    }));
   const hybrid = (pair: Pair, depth: number) => ({
     symbol: pair.base.symbol,
     pair: pair.name,
-    bids: sideLevels(pair, 0, depth, true),
-    asks: sideLevels(pair, 1, depth, true),
+    bids: hybridSide(pair, 0, depth),
+    asks: hybridSide(pair, 1, depth),
   });
+  /**
+   * Liquidity by venue within bands around the hybrid mid: for each band, the base quantity and quote
+   * notional of the bids at or above mid × (1 - band) and of the asks at or below mid × (1 + band); summed
+   * per chain (the order book is `platform`) and in total. Notional in quote atoms as BigInt: a side's sum
+   * can pass the safe-integer range.
+   */
+  const venues = (pair: Pair) => {
+    const data = context.marketData;
+    const bid = data.hybridBest(pair, 0);
+    const ask = data.hybridBest(pair, 1);
+    const last = data.lastPrice(pair);
+    const midTicks = bid >= 0 && ask >= 0 ? (bid + ask) / 2 : last >= 0 ? last : -1;
+    interface Sums {
+      bidLots: number;
+      askLots: number;
+      bidAtoms: bigint;
+      askAtoms: bigint;
+    }
+    const empty = (): Sums[] => venueBandsBps.map(() => ({ bidLots: 0, askLots: 0, bidAtoms: 0n, askAtoms: 0n }));
+    const byVenue = new Map<number, { chainId: number; sums: Sums[] }>();
+    const add = (side: 0 | 1, venueId: number, chainId: number, priceTicks: number, lots: number): void => {
+      let entry = byVenue.get(venueId);
+      if (entry === undefined) {
+        entry = { chainId, sums: empty() };
+        byVenue.set(venueId, entry);
+      }
+      venueBandsBps.forEach((bandBps, index) => {
+        const inside = side === 0 ? priceTicks * 10_000 >= midTicks * (10_000 - bandBps) : priceTicks * 10_000 <= midTicks * (10_000 + bandBps);
+        if (!inside) return;
+        const sums = entry.sums[index]!;
+        const atoms = BigInt(priceTicks) * BigInt(lots) * BigInt(pair.quoteAtomsPerTickLot);
+        if (side === 0) {
+          sums.bidLots += lots;
+          sums.bidAtoms += atoms;
+        } else {
+          sums.askLots += lots;
+          sums.askAtoms += atoms;
+        }
+      });
+    };
+    byVenue.set(0, { chainId: 0, sums: empty() });
+    for (const venue of context.venues.all) if (venue.pair === pair.name) byVenue.set(venue.id, { chainId: venue.chainId, sums: empty() });
+    if (midTicks >= 0) {
+      for (const side of [0, 1] as const) {
+        for (const row of data.hybridDepth(pair, side, Number.MAX_SAFE_INTEGER)) add(side, row.venueId, row.chainId, row.priceTicks, row.lots);
+      }
+    }
+    const bandsJson = (sums: Sums[]) =>
+      sums.map((band, index) => ({
+        band: `${venueBandsBps[index]! / 100}%`,
+        bid_quantity: formatQuantity(band.bidLots, pair),
+        ask_quantity: formatQuantity(band.askLots, pair),
+        bid_notional: formatBigSteps(band.bidAtoms, pair.quote.decimals),
+        ask_notional: formatBigSteps(band.askAtoms, pair.quote.decimals),
+      }));
+    const merge = (into: Sums[], from: Sums[]): void =>
+      from.forEach((band, index) => {
+        const target = into[index]!;
+        target.bidLots += band.bidLots;
+        target.askLots += band.askLots;
+        target.bidAtoms += band.bidAtoms;
+        target.askAtoms += band.askAtoms;
+      });
+    const byChain = new Map<string, Sums[]>();
+    const total = empty();
+    const rows = [...byVenue].map(([venueId, entry]) => {
+      const chain = context.venues.chainName(entry.chainId) ?? 'platform';
+      if (!byChain.has(chain)) byChain.set(chain, empty());
+      merge(byChain.get(chain)!, entry.sums);
+      merge(total, entry.sums);
+      const info = context.venues.info(venueId);
+      return {
+        venue: venueId === 0 ? clobVenueName : context.venues.name(venueId),
+        venue_id: venueId,
+        chain,
+        dex: venueId === 0 ? 'platform' : (info?.dex ?? null),
+        kind: venueId === 0 ? 'clob' : (info?.kind ?? null),
+        quoting: venueId === 0 || data.hasVenue(pair, venueId),
+        bands: bandsJson(entry.sums),
+      };
+    });
+    return {
+      symbol: pair.base.symbol,
+      pair: pair.name,
+      mid_price: midTicks < 0 ? null : formatBigSteps(BigInt(Math.round(midTicks * 2)) * 5n, pair.tick.scale + 1, pair.tick.mantissa),
+      venues: rows,
+      chains: [...byChain].map(([chain, sums]) => ({ chain, bands: bandsJson(sums) })),
+      total: bandsJson(total),
+    };
+  };
+
   return [
     {
       method: 'GET',
@@ -83,7 +190,7 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
         const depth = depthOf(request.query);
-        return { body: { symbol: pair.base.symbol, pair: pair.name, bids: sideLevels(pair, 0, depth, false), asks: sideLevels(pair, 1, depth, false) } };
+        return { body: { symbol: pair.base.symbol, pair: pair.name, bids: sideLevels(pair, 0, depth), asks: sideLevels(pair, 1, depth) } };
       },
     },
     {
@@ -91,7 +198,7 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
       path: '/api/v1/exchange/{symbol}/book/hybrid',
       auth: 'none',
       rateLimit: 'none',
-      summary: 'The hybrid book: resting orders and virtual AMM depth merged, each level with its source',
+      summary: 'The hybrid book: resting orders and AMM depth from four chains merged, one row per price and source (clob or the pool), best first',
       query: depthQuery(),
       handler: (request) => ({ body: hybrid(pairOf(context, request.params['symbol']), depthOf(request.query)) }),
     },
@@ -109,6 +216,14 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
         }
         return { body: hybrid(pair, depthOf(request.query)) };
       },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/exchange/{symbol}/venues',
+      auth: 'none',
+      rateLimit: 'general',
+      summary: 'Liquidity by venue (the order book and each AMM pool) and by chain within 1 %, 2 % and 5 % of the hybrid mid, bid and ask',
+      handler: (request) => ({ body: venues(pairOf(context, request.params['symbol'])) }),
     },
     {
       method: 'GET',

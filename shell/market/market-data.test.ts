@@ -14,6 +14,8 @@ import { formatPrice, formatQuantity, type Pair } from '../../engine/core/units.
 import { loadMarkets } from '../../engine/runtime/markets.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
 import { MarketData, type Channel } from './market-data.ts';
+import { VenueDirectory } from './venue-directory.ts';
+import { loadChains } from '../funding/chains.ts';
 
 const markets = loadMarkets();
 
@@ -66,7 +68,7 @@ test('levels and streams kept from durable events equal the engine books, batch 
   let round = 0;
   const quiet = (pair: Pair, channel: Channel): boolean => pair.slug === 'sol' && channel === 'trades' && round < 30;
   const sink = { listening: (pair: Pair, channel: Channel) => !quiet(pair, channel), publish: (pair: Pair, channel: Channel, message: Record<string, unknown>) => published.push({ pair, channel, message }) };
-  const data = new MarketData({ markets, engine, sink });
+  const data = new MarketData({ markets, venues: new VenueDirectory(loadChains(markets), []), engine, sink });
   const subscribers = new Map<number, RebuiltBook>();
   for (const pair of markets.pairs) {
     const book = new RebuiltBook();
@@ -77,6 +79,7 @@ test('levels and streams kept from durable events equal the engine books, batch 
   const seqs = new Map<string, number>();
   let trades = 0;
   let solTrades = 0;
+  let venueRowsSeen = 0;
   let ts = 1_700_000_000_000;
   for (round = 0; round < 60; round++) {
     const size = 1 + ((round * 37) % 400);
@@ -87,7 +90,8 @@ test('levels and streams kept from durable events equal the engine books, batch 
       engine.apply(generator.next());
       for (const event of collected.events) {
         batch.push({ event, seq: round * 1000 + index, ts });
-        if (event.kind === EventKind.tradeExecuted && event.mode === 0 && event.pairId === markets.pairBySymbol('sol')!.id) solTrades++;
+        const liveTrade = (event.kind === EventKind.tradeExecuted || event.kind === EventKind.ammFill) && event.mode === 0;
+        if (liveTrade && event.pairId === markets.pairBySymbol('sol')!.id) solTrades++;
       }
       collected.clear();
     }
@@ -113,10 +117,21 @@ test('levels and streams kept from durable events equal the engine books, batch 
         assert.deepEqual(data.depth(pair, side, Number.MAX_SAFE_INTEGER).map((level) => [level.price, level.quantity]), expected);
         const rebuilt = [...subscribers.get(pair.id)!.sides[side]].sort((a, b) => (side === 0 ? 1 : -1) * (Number(b[0]) - Number(a[0])));
         assert.deepEqual(rebuilt, expected, `${pair.name} side ${side} rebuilt from deltas after round ${round}`);
+        // Venue levels kept from VenueQuoted, AmmFill and VenueExpired equal the engine's, in matching order.
+        const venues = engine.venues[pair.index]!;
+        const engineVenueRows: Array<[number, number, number]> = [];
+        for (let index = 0; index < venues.levelCount(side); index++) engineVenueRows.push([venues.priceAt(side, index), venues.lotsAt(side, index), venues.poolAt(side, index)]);
+        const keptVenueRows = data
+          .hybridDepth(pair, side, Number.MAX_SAFE_INTEGER)
+          .filter((row) => row.venueId !== 0)
+          .map((row) => [row.priceTicks, row.lots, row.venueId]);
+        assert.deepEqual(keptVenueRows, engineVenueRows, `${pair.name} side ${side} venue levels after round ${round}`);
+        venueRowsSeen += engineVenueRows.length;
       }
     }
   }
   assert.ok(trades > 500, `the stream traded (${trades} trades)`);
+  assert.ok(venueRowsSeen > 100, `venues quoted (${venueRowsSeen} level checks)`);
   assert.ok(solTrades > 20, `SOL traded while nobody listened (${solTrades} trades)`);
   assert.equal(seqs.get(`${markets.pairBySymbol('sol')!.id}/trades`), solTrades, 'SOL trade seqs count every trade, heard or not');
 });

@@ -16,6 +16,7 @@ import { noPrice, type BookLevel } from '../../engine/core/book/book.ts';
 import { formatPrice, formatQuantity, type Markets, type Pair } from '../../engine/core/units.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
 import { SideLevels } from './levels.ts';
+import type { VenueDirectory } from './venue-directory.ts';
 
 export const channels = ['orderbook', 'trades', 'prices', 'market'] as const;
 export type Channel = (typeof channels)[number];
@@ -38,6 +39,8 @@ export interface DayFigures {
 
 export interface MarketDataOptions {
   readonly markets: Markets;
+  /** Names of the venues, for trade messages of fills against them. */
+  readonly venues: VenueDirectory;
   /** The engine as recovery left it: every command in it is durable, so its books are the starting levels. */
   readonly engine: Engine;
   readonly sink: StreamSink;
@@ -45,6 +48,43 @@ export interface MarketDataOptions {
 }
 
 type Level = [price: string, quantity: string];
+
+/** One venue's levels of a pair as durable events left them, best first per side. */
+class VenueLevels {
+  constructor(
+    readonly chainId: number,
+    readonly bidPriceTicks: number[],
+    readonly bidLots: number[],
+    readonly askPriceTicks: number[],
+    readonly askLots: number[],
+  ) {}
+
+  /** Takes `lots` off the level at `priceTicks` of `side`; a level left empty goes. */
+  consume(side: Side, priceTicks: number, lots: number): void {
+    const prices = side === 0 ? this.bidPriceTicks : this.askPriceTicks;
+    const sizes = side === 0 ? this.bidLots : this.askLots;
+    const index = prices.indexOf(priceTicks);
+    if (index < 0) return;
+    const left = sizes[index]! - lots;
+    if (left > 0) {
+      sizes[index] = left;
+      return;
+    }
+    prices.splice(index, 1);
+    sizes.splice(index, 1);
+  }
+}
+
+/** One row of the hybrid book: a price level of one source. */
+export interface HybridLevel {
+  readonly priceTicks: number;
+  readonly lots: number;
+  /** 0 for the order book, else the venue (pool) id. */
+  readonly venueId: number;
+  readonly chainId: number;
+  /** Resting orders at the level (order book rows only; 0 for a venue). */
+  readonly orders: number;
+}
 
 class PairMarket {
   readonly levels: [SideLevels, SideLevels] = [new SideLevels(0), new SideLevels(1)];
@@ -55,6 +95,10 @@ class PairMarket {
   readonly tradeLots: number[] = [];
   readonly tradeSides: number[] = [];
   readonly tradeTimes: number[] = [];
+  /** 0 for a trade between two of our orders, else the venue the fill was against. */
+  readonly tradeVenues: number[] = [];
+  /** Outside venues' levels by pool id. */
+  readonly venues = new Map<number, VenueLevels>();
   readonly seq: Record<Channel, number> = { orderbook: 0, trades: 0, prices: 0, market: 0 };
   lastPriceTicks = -1;
   lastTs = 0;
@@ -85,6 +129,13 @@ export class MarketData {
       }
       market.topBid = market.levels[0].best();
       market.topAsk = market.levels[1].best();
+      const venues = options.engine.venues[pair.index]!;
+      for (const quote of venues.allQuotes()) {
+        const levels = new VenueLevels(quote.chainId, [], [], [], []);
+        venues.poolLevels(0, quote.poolId, levels.bidPriceTicks, levels.bidLots);
+        venues.poolLevels(1, quote.poolId, levels.askPriceTicks, levels.askLots);
+        market.venues.set(quote.poolId, levels);
+      }
       this.byPairId.set(pair.id, market);
     }
   }
@@ -109,6 +160,37 @@ export class MarketData {
       out.push({ price: formatPrice(price, pair), quantity: formatQuantity(lots, pair), orders });
     });
     return out;
+  }
+
+  /**
+   * The hybrid book of one side, best first: the order book's levels and every venue's, one row per
+   * source and price; at one price the order book first, then venues by chain and pool (the engine's
+   * matching order). At most `rowsMax` rows.
+   */
+  hybridDepth(pair: Pair, side: Side, rowsMax: number): HybridLevel[] {
+    const market = this.market(pair);
+    const rows: HybridLevel[] = [];
+    market.levels[side].visit(rowsMax, (priceTicks, lots, orders) => rows.push({ priceTicks, lots, venueId: 0, chainId: 0, orders }));
+    for (const [venueId, venue] of market.venues) {
+      const prices = side === 0 ? venue.bidPriceTicks : venue.askPriceTicks;
+      const sizes = side === 0 ? venue.bidLots : venue.askLots;
+      for (let index = 0; index < prices.length && index < rowsMax; index++) {
+        rows.push({ priceTicks: prices[index]!, lots: sizes[index]!, venueId, chainId: venue.chainId, orders: 0 });
+      }
+    }
+    const direction = side === 0 ? -1 : 1;
+    rows.sort((a, b) => direction * (a.priceTicks - b.priceTicks) || (a.venueId === 0 ? -1 : b.venueId === 0 ? 1 : a.chainId - b.chainId || a.venueId - b.venueId));
+    return rows.slice(0, rowsMax);
+  }
+
+  /** Whether a venue has levels for the pair (it quoted and did not expire). */
+  hasVenue(pair: Pair, venueId: number): boolean {
+    return this.market(pair).venues.has(venueId);
+  }
+
+  /** Best hybrid price of a side (order book and venues), -1 when empty. */
+  hybridBest(pair: Pair, side: Side): number {
+    return this.hybridDepth(pair, side, 1)[0]?.priceTicks ?? -1;
   }
 
   /** Best price of a side in ticks, -1 when empty. */
@@ -142,8 +224,32 @@ export class MarketData {
         market.tradeLots.push(event.quantityLots);
         market.tradeSides.push(event.takerSide);
         market.tradeTimes.push(ts);
+        market.tradeVenues.push(0);
         break;
       }
+      case EventKind.ammFill: {
+        // Live only (paper is filtered above): one of our orders took a venue's level.
+        const market = this.byPairId.get(event.pairId)!;
+        market.venues.get(event.venueId)?.consume(event.side === 0 ? 1 : 0, event.priceTicks, event.quantityLots);
+        market.lastPriceTicks = event.priceTicks;
+        market.lastTs = ts;
+        market.tradeIds.push(event.tradeId);
+        market.tradePrices.push(event.priceTicks);
+        market.tradeLots.push(event.quantityLots);
+        market.tradeSides.push(event.side);
+        market.tradeTimes.push(ts);
+        market.tradeVenues.push(event.venueId);
+        this.touch(market);
+        break;
+      }
+      case EventKind.venueQuoted: {
+        const market = this.byPairId.get(event.pairId)!;
+        market.venues.set(event.poolId, new VenueLevels(event.chainId, [...event.bidPriceTicks], [...event.bidLots], [...event.askPriceTicks], [...event.askLots]));
+        break;
+      }
+      case EventKind.venueExpired:
+        this.byPairId.get(event.pairId)!.venues.delete(event.poolId);
+        break;
       case EventKind.orderCancelled:
       case EventKind.orderExpired:
         if (event.resting) this.change(event.pairId, event.side, event.priceTicks, -event.remainingLots, -1, ts);
@@ -165,11 +271,14 @@ export class MarketData {
     market.levels[side].change(priceTicks, lots, orders);
     market.changed[side].add(priceTicks);
     market.lastTs = ts;
-    if (!market.touched) {
-      market.touched = true;
-      this.touched.push(market);
-    }
+    this.touch(market);
     return market;
+  }
+
+  private touch(market: PairMarket): void {
+    if (market.touched) return;
+    market.touched = true;
+    this.touched.push(market);
   }
 
   private publish(market: PairMarket): void {
@@ -201,6 +310,7 @@ export class MarketData {
         price: formatPrice(market.tradePrices[index]!, pair),
         quantity: formatQuantity(market.tradeLots[index]!, pair),
         side: sideNames[market.tradeSides[index]!],
+        venue: this.options.venues.name(market.tradeVenues[index]!),
         timestamp: new Date(market.tradeTimes[index]!).toISOString(),
       });
     }
@@ -210,6 +320,7 @@ export class MarketData {
     market.tradeLots.length = 0;
     market.tradeSides.length = 0;
     market.tradeTimes.length = 0;
+    market.tradeVenues.length = 0;
     const topBid = market.levels[0].best();
     const topAsk = market.levels[1].best();
     const topMoved = topBid !== market.topBid || topAsk !== market.topAsk;
