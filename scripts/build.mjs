@@ -1,6 +1,7 @@
 /**
  * Builds the server into ES modules for `npm start`: dist/shell/server.mjs, and one module per worker
- * thread entry beside it (dist/shell/read-models/worker.mjs), where shell/workers.ts looks for them.
+ * thread entry at its source path under dist/ (dist/shell/read-models/worker.mjs,
+ * dist/engine/runtime/amm-worker.mjs), where shell/workers.ts looks for them.
  *
  * Why not run it through tsx: tsx compiles with esbuild's keepNames, which wraps every named closure in
  * a defineProperty call each time it is created; the request path creates several per request, and in
@@ -11,9 +12,9 @@
 import { build } from 'esbuild';
 
 await build({
-  entryPoints: ['shell/server.ts', 'shell/read-models/worker.ts'],
-  outdir: 'dist/shell',
-  outbase: 'shell',
+  entryPoints: ['shell/server.ts', 'shell/read-models/worker.ts', 'engine/runtime/amm-worker.ts'],
+  outdir: 'dist',
+  outbase: '.',
   outExtension: { '.js': '.mjs' },
   bundle: true,
   packages: 'external',

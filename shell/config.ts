@@ -21,6 +21,12 @@ export interface Config {
   readonly wsConnectionsMax: number;
   /** A paper account's starting balances, `ASSET:amount` pairs separated by commas (checked at start). */
   readonly paperBalances: string;
+  /** Chains whose AMM pools quote into the hybrid book (names from fixtures/chains.json); empty: none. */
+  readonly ammChains: readonly string[];
+  /** `sim`: the pools move by a seeded simulated outside flow; `off`: only our own fills move them. */
+  readonly ammFlow: 'sim' | 'off';
+  readonly ammQuoteIntervalMs: number;
+  readonly ammSeed: number;
 }
 
 export const defaultPaperBalances = 'USDC:100000,ETH:10,BTC:1,SOL:500,DOGE:500000,PLAT:100000,PRED:100000';
@@ -31,6 +37,11 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, low: nu
   const value = Number(text);
   if (!Number.isSafeInteger(value) || value < low || value > high) throw new Error(`${name} must be an integer in ${low}..${high}`);
   return value;
+}
+
+function ammFlow(text: string): 'sim' | 'off' {
+  if (text !== 'sim' && text !== 'off') throw new Error('AMM_FLOW must be sim or off');
+  return text;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -48,5 +59,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     wsBackpressureBytes: integer(env, 'WS_BACKPRESSURE_BYTES', 1024 * 1024, 16 * 1024, 256 * 1024 * 1024),
     wsConnectionsMax: integer(env, 'WS_CONNECTIONS_MAX', 20_000, 1, 1_000_000),
     paperBalances: env['PAPER_BALANCES'] ?? defaultPaperBalances,
+    ammChains: (env['AMM_CHAINS'] ?? 'ethereum,base,arbitrum,solana')
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter((name) => name !== ''),
+    ammFlow: ammFlow(env['AMM_FLOW'] ?? 'sim'),
+    ammQuoteIntervalMs: integer(env, 'AMM_QUOTE_INTERVAL_MS', 500, 50, 60_000),
+    ammSeed: integer(env, 'AMM_SEED', 1, 0, 2 ** 31 - 1),
   };
 }

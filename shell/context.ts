@@ -1,6 +1,7 @@
 /** What every area of the shell shares: the durable engine, the market tables, the clock and the log. */
 import type { Markets } from '../engine/core/units.ts';
 import type { DurableEngine } from '../engine/runtime/durable-engine.ts';
+import type { AmmManager } from '../engine/runtime/amm-manager.ts';
 import type { Config } from './config.ts';
 import type { MarketData } from './market/market-data.ts';
 import type { VenueDirectory } from './market/venue-directory.ts';
@@ -23,6 +24,8 @@ export interface ShellContext {
   readonly marketData: MarketData;
   /** Orders, trades and candles as durable batches left them (SQLite, written on a worker thread). */
   readonly readModels: ReadModels;
+  /** The AMM workers that quote the venues of the hybrid book. */
+  readonly amm: AmmManager;
   /** The 24-hour ticker of each pair, from the durable batches' live trades (memory). */
   readonly tickers: Tickers;
   /** What a paper account opens with (PAPER_BALANCES). */

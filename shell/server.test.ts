@@ -13,7 +13,7 @@ import { startServer, type RunningServer } from './server.ts';
 import { call } from './http/test-client.ts';
 
 async function start(dataDir: string): Promise<RunningServer> {
-  return startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_API_KEY: 'test-admin-key', BODY_BYTES_MAX: '2048' }), silentLog);
+  return startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'test-admin-key', BODY_BYTES_MAX: '2048' }), silentLog);
 }
 
 

@@ -22,6 +22,9 @@ import { authRoutes } from './http/auth-routes.ts';
 import { accountRoutes } from './http/account.ts';
 import { namedSecret, openDatabase } from './store/database.ts';
 import { loadChains } from './funding/chains.ts';
+import { AmmManager, defaultAmmSettings, loadPools } from '../engine/runtime/amm-manager.ts';
+import { startWorker } from './workers.ts';
+import { venueInfoOf } from './market/venue-directory.ts';
 import { VenueDirectory } from './market/venue-directory.ts';
 import { parsePaperBalances } from './http/paper.ts';
 import { WithdrawalAddresses } from './funding/withdrawal-addresses.ts';
@@ -71,7 +74,13 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   const marketsPath = defaultMarketsPath;
   const markets = loadMarkets(marketsPath);
   const chains = loadChains(markets);
-  const venues = new VenueDirectory(chains, []);
+  const pools = loadPools(markets);
+  const venues = new VenueDirectory(chains, pools.map(venueInfoOf));
+  const ammChainIds = config.ammChains.map((name) => {
+    const chain = chains.byName(name);
+    if (chain === undefined) throw new Error(`AMM_CHAINS: unknown chain ${name} (${chains.all.map((known) => known.name).join(', ')})`);
+    return chain.id;
+  });
   const db = openDatabase(config.dataDir);
   const readModels = new ReadModels({ dataDir: config.dataDir, markets, marketsPath });
   const tickers = new Tickers(markets, clock);
@@ -96,6 +105,16 @@ export async function startServer(config: Config, log: Log, clock: () => number 
     replayFeed: readModels.replayFeed(),
   });
   readModels.finishReplay(durable.recovery.lastSeq);
+  const amm = new AmmManager({
+    durable,
+    markets,
+    pools,
+    settings: { ...defaultAmmSettings, chainIds: ammChainIds, flow: config.ammFlow, quoteIntervalMs: config.ammQuoteIntervalMs, seed: config.ammSeed },
+    startWorker,
+    clock,
+    log,
+  });
+  durableFeeds.push((batch) => amm.onDurable(batch));
   tickers.restore(markets, readModels.queries);
   const marketData = new MarketData({ markets, venues, engine: durable.engine, sink: stream, dayFigures: (pair) => dayFigures(pair, tickers.view(pair.id)) });
   stream.attach(marketData);
@@ -106,9 +125,10 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   const streamConnections = (): number => stream.openConnections;
   const paperFunding = parsePaperBalances(config.paperBalances, markets);
   const funding = { chains, addresses: new WithdrawalAddresses(db, chains, clock), depositSecret: namedSecret(db, 'deposit') };
-  const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, venues, paperFunding, streamConnections, clock, log, identity: { db, tokens, keys, twoFactor }, funding };
+  const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, amm, venues, paperFunding, streamConnections, clock, log, identity: { db, tokens, keys, twoFactor }, funding };
   const table = buildRouteTable(context);
   table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey), log });
+  amm.start();
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
     app.listen(config.host, config.port, (socket) => (socket === false ? reject(new Error(`cannot listen on ${config.host}:${config.port}`)) : resolve(socket)));
   });
@@ -123,6 +143,7 @@ export async function startServer(config: Config, log: Log, clock: () => number 
       closing ??= (async () => {
         uWS.us_listen_socket_close(listenSocket);
         stream.closeAll();
+        await amm.close();
         await durable.close();
         await readModels.close();
         db.close();

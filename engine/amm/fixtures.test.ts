@@ -32,6 +32,7 @@ test('every fixture file loads; pool ids are unique across chains; pairs are eng
     '4:2:ETH/USDC:v3', '5:2:PLAT/USDC:v2', '6:2:PRED/USDC:v2',
     '7:3:ETH/USDC:v3', '8:3:BTC/USDC:v3',
     '9:4:SOL/USDC:clmm', '10:4:DOGE/USDC:v2',
+      '11:4:ETH/USDC:clmm',
   ]);
 });
 

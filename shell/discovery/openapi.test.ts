@@ -48,7 +48,7 @@ function pathNames(path: string): string[] {
 
 test('GET /openapi-public.json and /llms.txt describe every public route of the final table', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'discovery-'));
-  const server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_API_KEY: 'k' }), silentLog);
+  const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'k' }), silentLog);
   try {
     const response = await call(server, 'GET', '/openapi-public.json');
     assert.equal(response.status, 200);

@@ -14,7 +14,7 @@ import { call } from './test-client.ts';
 
 test('balances, portfolio and pair balance of the caller, live and paper', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'account-'));
-  const server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' }), silentLog);
+  const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' }), silentLog);
   try {
     const users: Array<{ key: Record<string, string>; userId: number }> = [];
     for (const name of ['carol_account', 'dave_account']) {

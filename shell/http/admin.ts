@@ -77,6 +77,11 @@ export function adminRoutes(context: ShellContext): Route[] {
             read_models_applied_seq: context.readModels.appliedSeq,
             read_models_lag_commands: context.readModels.lagCommands,
             stream_connections: context.streamConnections(),
+            amm_quotes_journaled: context.amm.stats.quotesSent,
+            amm_quotes_refused: context.amm.stats.quotesRefused,
+            amm_fills_sent: context.amm.stats.fillsSent,
+            amm_worker_restarts: context.amm.stats.workerRestarts,
+            amm_quote_us: Object.fromEntries(context.amm.stats.quoteUs),
           },
         };
       },

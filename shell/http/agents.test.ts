@@ -12,7 +12,7 @@ import { call } from './test-client.ts';
 test('an agent registers, gets an mcp_ key limited to 60 requests per minute, and can use it', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'agents-'));
   const now = Date.UTC(2026, 10, 22, 12, 0, 5);
-  const server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir }), silentLog, () => now);
+  const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir }), silentLog, () => now);
   try {
     const registered = await call(server, 'POST', '/mcp/v1/register', {
       name: 'Research agent',

@@ -14,7 +14,7 @@ test('API keys: shown once, listed masked, rate limited by tier, revocable; the 
   const dataDir = mkdtempSync(join(tmpdir(), 'keys-'));
   // A fixed clock keeps every request in one rate-limit window.
   const now = Date.UTC(2026, 10, 22, 12, 0, 30);
-  const server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin-secret' }), silentLog, () => now);
+  const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin-secret' }), silentLog, () => now);
   try {
     const registered = await call(server, 'POST', '/auth/register', { email: 'mm@example.com', password: 'correct horse', username: 'mm_one' });
     assert.equal(registered.status, 201);

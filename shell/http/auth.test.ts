@@ -26,7 +26,7 @@ function balancesWith(server: RunningServer, token: string): Promise<{ status: n
 
 test('register, log in, read balances with a bearer token, and rotate refresh tokens', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'auth-'));
-  let server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_API_KEY: 'k' }), silentLog);
+  let server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'k' }), silentLog);
   try {
     const registered = await call(server, 'POST', '/auth/register', { email: 'mm@example.com', password: 'correct horse', username: 'mm_one' });
     assert.equal(registered.status, 201);
@@ -88,7 +88,7 @@ test('register, log in, read balances with a bearer token, and rotate refresh to
     // Tokens survive a restart (the signing secret is in the database), and stop working at their expiry.
     await server.close();
     let now = Date.now();
-    server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir }), silentLog, () => now);
+    server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir }), silentLog, () => now);
     assert.equal((await call(server, 'GET', '/api/v1/account/me/balances', undefined, bearer)).status, 200);
     now = (claims.exp! - 1) * 1000;
     assert.equal((await call(server, 'GET', '/api/v1/account/me/balances', undefined, bearer)).status, 200);
@@ -105,7 +105,7 @@ test('register, log in, read balances with a bearer token, and rotate refresh to
 test('credential attempts are limited per client address; password guessing gets 429', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'auth-limit-'));
   const now = Date.UTC(2026, 10, 22, 9, 0, 10);
-  const server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir }), silentLog, () => now);
+  const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir }), silentLog, () => now);
   try {
     assert.equal((await call(server, 'POST', '/auth/register', { email: 'victim@example.com', password: 'correct horse', username: 'victim' })).status, 201);
     for (let attempt = 2; attempt <= 30; attempt++) {

@@ -28,7 +28,7 @@ const at = (time: string): number => Date.parse(`2026-01-01T${time}Z`);
 
 test('order status, history, trades, fills, ticker, stats and chart over HTTP', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'history-'));
-  const config: Config = loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' });
+  const config: Config = loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' });
   let now = at('10:00:05');
   let server = await startServer(config, silentLog, () => now);
   try {

@@ -22,7 +22,7 @@ async function trader(server: RunningServer, name: string): Promise<{ userId: nu
 
 test('place, fill, refuse, cancel and list orders over HTTP', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'orders-'));
-  const server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' }), silentLog);
+  const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' }), silentLog);
   try {
     const maker = await trader(server, 'maker_1');
     const taker = await trader(server, 'taker_1');
@@ -120,7 +120,7 @@ test('place, fill, refuse, cancel and list orders over HTTP', async () => {
 
 test('batch place and cancel, amend with priority rules, and cancel-all over HTTP', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'orders-batch-'));
-  const server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' }), silentLog);
+  const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' }), silentLog);
   try {
     const mm = await trader(server, 'mm_batch');
     const batch = await call(server, 'POST', '/api/v1/exchange/eth/orders/batch', {

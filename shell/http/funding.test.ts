@@ -33,7 +33,7 @@ async function user(server: RunningServer, name: string): Promise<User> {
 
 test('deposit addresses, withdrawals with a session, idempotent retries, the cooling whitelist and agent keys', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'funding-'));
-  const config: Config = loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' });
+  const config: Config = loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' });
   let now = Date.UTC(2026, 10, 22, 9, 0, 0);
   let server = await startServer(config, silentLog, () => now);
   try {

@@ -18,7 +18,7 @@ import { call } from './test-client.ts';
 test('2FA: setup, enable with a first code, limited login token, verify, no code reuse, disable', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'twofactor-'));
   let now = Date.UTC(2026, 10, 22, 12, 0, 1);
-  const server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir }), silentLog, () => now);
+  const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir }), silentLog, () => now);
   try {
     const registered = await call(server, 'POST', '/auth/register', { email: 'sec@example.com', password: 'correct horse', username: 'sec_one' });
     const bearer = { authorization: `Bearer ${registered.json['access_token']}` };

@@ -5,6 +5,7 @@
  */
 import { liveBookVenueId } from '../../engine/core/events.ts';
 import type { Chains } from '../funding/chains.ts';
+import type { PoolState } from '../../engine/amm/pool.ts';
 
 export const clobVenueName = 'clob';
 
@@ -48,4 +49,9 @@ export class VenueDirectory {
   chainName(chainId: number): string | null {
     return chainId === 0 ? null : (this.chains.byId(chainId)?.name ?? String(chainId));
   }
+}
+
+/** A fixture pool as the API names it: its label (e.g. `Uniswap v3 WETH/USDC 0.05 %`), exchange and kind. */
+export function venueInfoOf(pool: PoolState): VenueInfo {
+  return { id: pool.poolId, name: pool.venue, chainId: pool.chainId, dex: pool.venue.split(' ')[0]!.toLowerCase(), kind: pool.kind, pair: pool.pair };
 }

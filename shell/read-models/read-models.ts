@@ -107,7 +107,7 @@ export class ReadModels {
     this.appliedSeq = lastSeq;
     this.postedSeq = lastSeq;
     const input: ReadModelWorkerInput = { dataDir: this.options.dataDir, marketsPath: this.options.marketsPath };
-    const worker = startWorker('read-models/worker', input);
+    const worker = startWorker('shell/read-models/worker', input);
     worker.on('message', (message: FromReadModelWorker) => this.onMessage(message));
     worker.on('error', (error) => this.fail(error));
     worker.on('exit', (code) => {

@@ -93,7 +93,7 @@ async function trader(server: RunningServer, name: string): Promise<Record<strin
 
 test('stream subscribers rebuild the book from snapshot + deltas, equal to GET /book after a burst', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'stream-'));
-  const server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' }), silentLog);
+  const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' }), silentLog);
   const clients: StreamClient[] = [];
   try {
     const alice = await trader(server, 'alice');
@@ -196,7 +196,7 @@ test('stream subscribers rebuild the book from snapshot + deltas, equal to GET /
 
 test('a subscriber that stops reading is disconnected once it is past the backpressure limit', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'stream-slow-'));
-  const server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin', WS_BACKPRESSURE_BYTES: String(64 * 1024) }), silentLog);
+  const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin', WS_BACKPRESSURE_BYTES: String(64 * 1024) }), silentLog);
   const slow = new StreamClient(server, '/ws/exchange/eth');
   const healthy = new StreamClient(server, '/ws/exchange/eth');
   try {
