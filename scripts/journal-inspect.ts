@@ -43,7 +43,17 @@ function summary(command: Command): string {
     case CommandKind.openPaperAccount:
       return `user=${command.userId} assets=${command.assetIds.join(',')} atoms=${command.amountsAtoms.join(',')}`;
     case CommandKind.expireVenues:
+    case CommandKind.runTimers:
       return '';
+    case CommandKind.startTwap:
+      return `twap=${command.twapId} user=${command.userId} mode=${command.mode} pair=${command.pairId} side=${command.side} lots=${command.quantityLots} limit=${command.limitPriceTicks} duration_ms=${command.durationMs} interval_ms=${command.intervalMs}`;
+    case CommandKind.cancelTwap:
+      return `twap=${command.twapId} user=${command.userId} mode=${command.mode}`;
+    case CommandKind.placeScale: {
+      const first = command.orders[0];
+      const rungs = command.orders.map((order) => `${order.orderId}:${order.priceTicks}x${order.quantityLots}`).join(',');
+      return `scale=${command.scaleId} user=${first?.userId ?? '-'} mode=${first?.mode ?? '-'} pair=${first?.pairId ?? '-'} side=${first?.side ?? '-'} orders=${rungs}`;
+    }
   }
 }
 

@@ -17,6 +17,7 @@ import { useRulesOf } from '../engine/journal/rules.ts';
 import { listSegments, type SegmentFile } from '../engine/journal/segments.ts';
 import { loadNewestSnapshot } from '../engine/journal/snapshot-file.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
+import { platformDomains } from '../engine/domains/index.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -51,14 +52,14 @@ if (segments.length === 0) {
 
 const markets = loadMarkets();
 const started = process.hrtime.bigint();
-let engine = new Engine({ markets });
+let engine = new Engine({ markets, domains: platformDomains });
 let afterSeq = 0;
 if (values['from-snapshot']) {
   if (snapshotDir === null) {
     console.error('--from-snapshot needs a data directory');
     process.exit(2);
   }
-  const loaded = loadNewestSnapshot(snapshotDir, () => new Engine({ markets }), (path, reason) => console.error(`skipped ${path}: ${reason}`));
+  const loaded = loadNewestSnapshot(snapshotDir, () => new Engine({ markets, domains: platformDomains }), (path, reason) => console.error(`skipped ${path}: ${reason}`));
   if (loaded === null) {
     console.error(`no valid snapshot in ${snapshotDir}`);
     process.exit(2);

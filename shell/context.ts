@@ -2,6 +2,7 @@
 import type { Markets } from '../engine/core/units.ts';
 import type { DurableEngine } from '../engine/runtime/durable-engine.ts';
 import type { AmmManager } from '../engine/runtime/amm-manager.ts';
+import type { Timers } from '../engine/runtime/timers.ts';
 import type { Config } from './config.ts';
 import type { MarketData } from './market/market-data.ts';
 import type { VenueDirectory } from './market/venue-directory.ts';
@@ -26,6 +27,8 @@ export interface ShellContext {
   readonly readModels: ReadModels;
   /** The AMM workers that quote the venues of the hybrid book. */
   readonly amm: AmmManager;
+  /** Journals RunTimers when the engine's timers (TWAP slices) are due by the runtime clock. */
+  readonly timers: Timers;
   /** The 24-hour ticker of each pair, from the durable batches' live trades (memory). */
   readonly tickers: Tickers;
   /** What a paper account opens with (PAPER_BALANCES). */

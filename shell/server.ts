@@ -35,6 +35,8 @@ import { ApiKeys } from './auth/api-keys.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
 import { apiKeyRoutes } from './http/api-keys.ts';
 import { exchangeOrderRoutes } from './http/exchange-orders.ts';
+import { exchangeAlgoRoutes } from './http/exchange-algos.ts';
+import { Timers } from '../engine/runtime/timers.ts';
 import { dayFigures, exchangeHistoryRoutes } from './http/exchange-history.ts';
 import { ReadModels } from './read-models/read-models.ts';
 import { Tickers } from './read-models/ticker.ts';
@@ -44,6 +46,7 @@ import { discoveryRoutes } from './discovery/discovery-routes.ts';
 import { TwoFactor } from './auth/two-factor.ts';
 import { MarketData } from './market/market-data.ts';
 import { ExchangeStream } from './ws/exchange-stream.ts';
+import { platformDomains } from '../engine/domains/index.ts';
 
 export interface RunningServer {
   readonly port: number;
@@ -61,6 +64,7 @@ export function buildRouteTable(context: ShellContext): RouteTable {
   table.add(fundingRoutes(context));
   table.add(apiKeyRoutes(context));
   table.add(exchangeOrderRoutes(context));
+  table.add(exchangeAlgoRoutes(context));
   table.add(exchangeHistoryRoutes(context, context.readModels));
   table.add(twoFactorRoutes(context));
   table.add(agentRoutes(context));
@@ -92,7 +96,7 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   const stream = new ExchangeStream(app, { markets, log, backpressureBytes: config.wsBackpressureBytes, connectionsMax: config.wsConnectionsMax });
   const durable = DurableEngine.open({
     dataDir: config.dataDir,
-    engine: { markets },
+    engine: { markets, domains: platformDomains },
     syncMode: config.journalSync,
     snapshotEveryCommands: config.snapshotEveryCommands,
     snapshotEveryMs: config.snapshotEveryMs,
@@ -115,6 +119,7 @@ export async function startServer(config: Config, log: Log, clock: () => number 
     log,
   });
   durableFeeds.push((batch) => amm.onDurable(batch));
+  const timers = new Timers({ durable, clock, log });
   tickers.restore(markets, readModels.queries);
   const marketData = new MarketData({ markets, venues, engine: durable.engine, sink: stream, dayFigures: (pair) => dayFigures(pair, tickers.view(pair.id)) });
   stream.attach(marketData);
@@ -125,10 +130,11 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   const streamConnections = (): number => stream.openConnections;
   const paperFunding = parsePaperBalances(config.paperBalances, markets);
   const funding = { chains, addresses: new WithdrawalAddresses(db, chains, clock), depositSecret: namedSecret(db, 'deposit') };
-  const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, amm, venues, paperFunding, streamConnections, clock, log, identity: { db, tokens, keys, twoFactor }, funding };
+  const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, amm, timers, venues, paperFunding, streamConnections, clock, log, identity: { db, tokens, keys, twoFactor }, funding };
   const table = buildRouteTable(context);
   table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey), log });
   amm.start();
+  timers.start();
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
     app.listen(config.host, config.port, (socket) => (socket === false ? reject(new Error(`cannot listen on ${config.host}:${config.port}`)) : resolve(socket)));
   });
@@ -144,6 +150,8 @@ export async function startServer(config: Config, log: Log, clock: () => number 
         uWS.us_listen_socket_close(listenSocket);
         stream.closeAll();
         await amm.close();
+        // No RunTimers may be enqueued into a closing sequencer.
+        timers.stop();
         await durable.close();
         await readModels.close();
         db.close();

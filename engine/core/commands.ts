@@ -19,6 +19,10 @@ export const CommandKind = {
   quoteVenue: 10,
   openPaperAccount: 11,
   expireVenues: 12,
+  startTwap: 13,
+  cancelTwap: 14,
+  runTimers: 15,
+  placeScale: 16,
 } as const;
 export type CommandKind = (typeof CommandKind)[keyof typeof CommandKind];
 
@@ -42,6 +46,13 @@ export const timeInForceNames = ['GTC', 'IOC', 'FOK'] as const;
 export const SelfTradePrevention = { cancelTaker: 0, cancelMaker: 1, cancelBoth: 2, none: 3 } as const;
 export type SelfTradePrevention = (typeof SelfTradePrevention)[keyof typeof SelfTradePrevention];
 export const selfTradePreventionNames = ['cancel_taker', 'cancel_maker', 'cancel_both', 'none'] as const;
+
+/**
+ * The parent an order was placed for: none (a client's own order), a TWAP (one of its slices) or a scale
+ * order (one rung of its ladder). Carried on OrderAccepted so that records can name the parent.
+ */
+export const GroupKind = { none: 0, twap: 1, scale: 2 } as const;
+export type GroupKind = (typeof GroupKind)[keyof typeof GroupKind];
 
 /** The fields of one order placement; also the element of a batch. */
 export interface OrderRequest {
@@ -205,6 +216,65 @@ export interface ExpireVenues {
   ts: number;
 }
 
+/**
+ * Starts a TWAP: `quantityLots` bought or sold in `slicesTotal = ceil(durationMs / intervalMs)` slices, the
+ * first at once (in this command), then one every `intervalMs` of journaled time from this command's ts.
+ * Each slice is an immediate-or-cancel order for remaining / slices left (the last takes all that is
+ * left): a limit at `limitPriceTicks`, or a market order when it is 0. The runtime's RunTimers commands
+ * run the later slices, so replay needs no clock.
+ */
+export interface StartTwap {
+  kind: typeof CommandKind.startTwap;
+  seq: number;
+  ts: number;
+  /** Minted by the shell like order ids; strictly increasing across the engine's life. */
+  twapId: number;
+  userId: number;
+  mode: Mode;
+  pairId: number;
+  side: Side;
+  quantityLots: number;
+  /** Limit price of every slice in ticks; 0 for market slices. */
+  limitPriceTicks: number;
+  durationMs: number;
+  intervalMs: number;
+}
+
+/** Stops a TWAP of (user, mode): no further slices (a slice is immediate-or-cancel, so none is left open). */
+export interface CancelTwap {
+  kind: typeof CommandKind.cancelTwap;
+  seq: number;
+  ts: number;
+  userId: number;
+  mode: Mode;
+  twapId: number;
+}
+
+/**
+ * Runs every timer that is due at this command's time: one slice of each TWAP whose next slice time has
+ * come, in (next slice time, TWAP id) order. Refused when nothing is due, so an idle runtime journals
+ * nothing; a TWAP still overdue afterwards is due again at once, and the runtime sends another.
+ */
+export interface RunTimers {
+  kind: typeof CommandKind.runTimers;
+  seq: number;
+  ts: number;
+}
+
+/**
+ * Places a ladder of resting limit orders atomically under one scale id: every order is checked first (and
+ * the holds of all of them together against the available balance), and the whole command is refused if
+ * any would fail or take liquidity. All orders share user, mode, pair and side; all are GTC limits.
+ */
+export interface PlaceScale {
+  kind: typeof CommandKind.placeScale;
+  seq: number;
+  ts: number;
+  /** Minted by the shell; strictly increasing across the engine's life. */
+  scaleId: number;
+  orders: OrderRequest[];
+}
+
 export type Command =
   | PlaceOrder
   | CancelOrder
@@ -217,4 +287,8 @@ export type Command =
   | WithdrawTo
   | QuoteVenue
   | OpenPaperAccount
-  | ExpireVenues;
+  | ExpireVenues
+  | StartTwap
+  | CancelTwap
+  | RunTimers
+  | PlaceScale;

@@ -16,6 +16,7 @@ import { Result } from './results.ts';
 import { stateHash } from './state-hash.ts';
 import { CommandGenerator } from './sim/generator.ts';
 import { loadMarkets } from '../runtime/markets.ts';
+import { platformDomains } from '../domains/index.ts';
 
 const markets = loadMarkets();
 const seeds = [1, 2, 3, 4, 5];
@@ -62,9 +63,9 @@ for (const seed of seeds) {
   test(`fast and reference books agree on seed ${seed} (${commandsPerSeed} commands)`, () => {
     const fastEvents = new CollectingSink();
     const referenceEvents = new CollectingSink();
-    const fast = new Engine({ markets, sink: fastEvents });
-    const reference = new Engine({ markets, sink: referenceEvents, books: new ReferenceBookFactory() });
-    const generator = new CommandGenerator({ seed, markets, oracle: { isLive: (orderId) => fast.slotOf(orderId) !== noSlot } });
+    const fast = new Engine({ markets, sink: fastEvents, domains: platformDomains });
+    const reference = new Engine({ markets, sink: referenceEvents, books: new ReferenceBookFactory(), domains: platformDomains });
+    const generator = new CommandGenerator({ seed, markets, oracle: { isLive: (orderId) => fast.slotOf(orderId) !== noSlot, lastOrderId: () => fast.lastOrderId } });
     const supply = new Map<number, number>();
     const kindsSeen = new Set<number>();
     const resultsSeen = new Set<number>();
@@ -112,6 +113,12 @@ for (const seed of seeds) {
       Result.staleQuote,
       Result.paperAccountExists,
       Result.nothingToExpire,
+      Result.nothingDue,
+      Result.twapNotFound,
+      Result.twapIdNotIncreasing,
+      Result.invalidTwapSchedule,
+      Result.invalidScale,
+      Result.scaleWouldTake,
     ];
     for (const result of expectedResults) {
       assert.ok(resultsSeen.has(result), `result ${result} never occurred`);
@@ -121,8 +128,8 @@ for (const seed of seeds) {
 
 test('the same seed gives the same state hash, a different seed a different one', () => {
   function run(seed: number): string {
-    const engine = new Engine({ markets });
-    const generator = new CommandGenerator({ seed, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot } });
+    const engine = new Engine({ markets, domains: platformDomains });
+    const generator = new CommandGenerator({ seed, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
     for (const command of generator.fundingCommands()) engine.apply(command);
     for (let index = 0; index < 5000; index++) engine.apply(generator.next());
     return stateHash(engine);

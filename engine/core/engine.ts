@@ -18,12 +18,19 @@
  * and is reported as AmmFill. Paper orders match in their own book, whose virtual liquidity is the live
  * hybrid book read-only (VirtualLevels); a resting paper order fills when a live trade prints through its
  * price.
+ *
+ * Domains: command kinds the core does not handle go to the domain modules the options register (see
+ * domain.ts); they place orders through `placeGroupOrder`, the same path a client's order takes. Timers of
+ * the modules run on RunTimers commands, at journaled times. Scale orders (PlaceScale) are placed here,
+ * in the core, because their all-or-nothing check needs the ledger, the books and the hybrid best price
+ * that only the core sees.
  */
 import { assert } from './assert.ts';
 import { grownInt32 } from './typed-arrays.ts';
 import { IntMap, missing } from './int-map.ts';
 import {
   CommandKind,
+  GroupKind,
   Mode,
   OrderType,
   SelfTradePrevention,
@@ -38,6 +45,7 @@ import {
   type OpenPaperAccount,
   type OrderRequest,
   type PlaceBatch,
+  type PlaceScale,
   type QuoteVenue,
   type Side,
   type Withdraw,
@@ -57,6 +65,7 @@ import {
   OrderRejected,
   OrderRested,
   OrderStatus,
+  ScalePlaced,
   StopTriggered,
   TradeExecuted,
   VenueExpired,
@@ -73,6 +82,8 @@ import {
   defaultSettings,
   paperFundingAssetsMax,
   safeIntegerMax,
+  scaleOrdersMax,
+  scaleOrdersMin,
   userIdMax,
   venueLevelsPerSideMax,
   venuePoolIdMax,
@@ -92,6 +103,7 @@ import { FastBookFactory } from './book/fast-book.ts';
 import { SimHashDomain, simTxHash } from './sim-hash.ts';
 import { VenueBook, type QuotedSide } from './venue-book.ts';
 import { LiveVenueLevels, VirtualLevels } from './virtual-levels.ts';
+import { OrderReport, noTimerMs, type DomainFactory, type DomainModule } from './domain.ts';
 
 /** What a taker takes outside liquidity from: a live venue view or a paper order's copy of the live book. */
 type VirtualSource = LiveVenueLevels | VirtualLevels;
@@ -103,6 +115,8 @@ export interface EngineOptions {
   /** The book implementation; the fast book unless a test asks for the reference. */
   readonly books?: BookFactory;
   readonly sink?: EventSink;
+  /** Makes the domain modules that handle the command kinds the core does not (engine/domains). */
+  readonly domains?: DomainFactory;
 }
 
 /** One pair in one mode: its book, its last trade price and its untriggered stops. */
@@ -145,8 +159,14 @@ export class Engine implements MatchHandler {
   /** The last order id accepted or refused by id check; ids must increase. */
   lastOrderId = 0;
   lastTradeId = 0;
+  /** The last scale id accepted; ids must increase. */
+  lastScaleId = 0;
   /** Per-item results of the last batch command. */
   readonly batchResults: ResultCode[] = [];
+  /** The domain modules, in registration order (the order their timers run and their state is hashed). */
+  readonly domains: readonly DomainModule[];
+  /** How the order placed by the last watching `placeGroupOrder` ended. */
+  readonly orderReport = new OrderReport();
 
   private readonly books: BookFactory;
   private readonly slotByOrderId = new IntMap(1024);
@@ -178,6 +198,12 @@ export class Engine implements MatchHandler {
   private readonly ammFilled = new AmmFill();
   private readonly venueQuoted = new VenueQuoted();
   private readonly venueExpired = new VenueExpired();
+  private readonly scalePlaced = new ScalePlaced();
+  /** The parent of the order being placed, stamped on its OrderAccepted (see placeGroupOrder). */
+  private placingGroupKind: GroupKind = GroupKind.none;
+  private placingGroupId = 0;
+  /** Domain modules by the command kind they handle. */
+  private readonly domainByKind: Array<DomainModule | undefined> = [];
 
   /**
    * Whether paper orders see the live hybrid book (its levels as their virtual liquidity, its trades
@@ -228,6 +254,14 @@ export class Engine implements MatchHandler {
       }
       this.venues[pair.index] = new VenueBook();
     }
+    this.domains = options.domains?.(this) ?? [];
+    for (const domain of this.domains) {
+      for (const kind of domain.commandKinds) {
+        assert(this.domainByKind[kind] === undefined, `two domains handle command kind ${kind}`);
+        while (this.domainByKind.length <= kind) this.domainByKind.push(undefined);
+        this.domainByKind[kind] = domain;
+      }
+    }
   }
 
   // -------------------------------------------------------------------------------------------------
@@ -267,7 +301,133 @@ export class Engine implements MatchHandler {
         return this.openPaperAccount(command);
       case CommandKind.expireVenues:
         return this.expireVenues(command);
+      case CommandKind.runTimers:
+        return this.runTimers();
+      case CommandKind.placeScale:
+        return this.placeScale(command);
+      case CommandKind.startTwap:
+      case CommandKind.cancelTwap:
+        return this.applyDomain(command);
     }
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Domains
+
+  /** Hands a command to the module registered for its kind; an engine without one refuses it. */
+  private applyDomain(command: Command): ResultCode {
+    const domain = this.domainByKind[command.kind];
+    return domain === undefined ? Result.unknownCommand : domain.apply(command);
+  }
+
+  /** Runs the timers of every module that has one due now; refused when none is due (nothing to journal). */
+  private runTimers(): ResultCode {
+    let ran = false;
+    for (const domain of this.domains) {
+      if (domain.nextTimerMs() > this.nowMs) continue;
+      domain.runTimers(this.nowMs);
+      ran = true;
+    }
+    return ran ? Result.ok : Result.nothingDue;
+  }
+
+  /** The journaled time at which the earliest timer of any module is due, or `noTimerMs` (a query). */
+  nextTimerMs(): number {
+    let earliest = noTimerMs;
+    for (const domain of this.domains) earliest = Math.min(earliest, domain.nextTimerMs());
+    return earliest;
+  }
+
+  /**
+   * Places an order on behalf of a parent (a TWAP slice, a scale rung) through the same path as a client's
+   * order; its OrderAccepted carries the parent. With `watch`, `orderReport` tells afterwards how the order
+   * ended, for orders that end within the call (immediate-or-cancel and market orders always do).
+   */
+  placeGroupOrder(request: OrderRequest, groupKind: GroupKind, groupId: number, watch: boolean): ResultCode {
+    this.placingGroupKind = groupKind;
+    this.placingGroupId = groupId;
+    if (watch) this.orderReport.watch(request.orderId);
+    const result = this.placeOrder(request);
+    this.placingGroupKind = GroupKind.none;
+    this.placingGroupId = 0;
+    if (watch) {
+      assert(result !== Result.ok || this.orderReport.ended, 'a watched order ended within its placement');
+      this.orderReport.orderId = 0;
+    }
+    return result;
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Scale orders
+
+  /**
+   * A ladder of resting limit orders, all or nothing: every check a placement makes is made first for all
+   * of them together (their holds added up against the available balance; room for all of them in the
+   * account, the store, the book and its levels), and none may take liquidity from the hybrid book, so
+   * that placing them one by one afterwards cannot trade or fail halfway.
+   */
+  private placeScale(command: PlaceScale): ResultCode {
+    const orders = command.orders;
+    if (!Number.isSafeInteger(command.scaleId) || command.scaleId <= this.lastScaleId) return Result.scaleIdNotIncreasing;
+    if (!Array.isArray(orders) || orders.length < scaleOrdersMin || orders.length > scaleOrdersMax) return Result.invalidScale;
+    const first = orders[0]!;
+    if (!validUser(first.userId)) return Result.invalidUser;
+    if (first.mode !== 0 && first.mode !== 1) return Result.invalidMode;
+    const pair = Number.isInteger(first.pairId) ? this.pairsById[first.pairId] : undefined;
+    if (pair === undefined) return Result.unknownPair;
+    const side = first.side;
+    if (side !== 0 && side !== 1) return Result.invalidSide;
+    const stp = first.selfTradePrevention;
+    if (!(stp >= 0 && stp <= 3 && Number.isInteger(stp))) return Result.invalidSelfTradePrevention;
+    let previousOrderId = this.lastOrderId;
+    for (let index = 0; index < orders.length; index++) {
+      const order = orders[index]!;
+      if (order.userId !== first.userId || order.mode !== first.mode || order.pairId !== first.pairId || order.side !== side) return Result.invalidScale;
+      if (order.selfTradePrevention !== stp || order.orderType !== OrderType.limit || order.timeInForce !== TimeInForce.gtc) return Result.invalidScale;
+      if (order.postOnly !== false || order.clientOrderId !== '' || order.stopPriceTicks !== 0) return Result.invalidScale;
+      if (!Number.isSafeInteger(order.orderId) || order.orderId <= previousOrderId) return Result.orderIdNotIncreasing;
+      previousOrderId = order.orderId;
+      if (!Number.isSafeInteger(order.quantityLots) || order.quantityLots < 1 || order.quantityLots > pair.quantityLotsMax) return Result.quantityOutOfRange;
+      if (!validTicks(order.priceTicks, pair)) return Result.priceOutOfRange;
+      for (let other = 0; other < index; other++) if (orders[other]!.priceTicks === order.priceTicks) return Result.invalidScale;
+    }
+
+    const account = this.ledger.find(first.userId, first.mode);
+    if (account === noAccount) return Result.insufficientBalance;
+    const count = orders.length;
+    if (this.accountOpenOrders[account]! + count > this.limits.openOrdersPerAccountMax) return Result.tooManyOpenOrders;
+    if (this.orders.liveCount + count > this.limits.ordersMax) return Result.bookFull;
+    const context = this.contexts[pair.index * 2 + first.mode]!;
+    if (context.book.orderCount + count > this.limits.bookOrdersMax) return Result.bookFull;
+    // Counted as if every rung opened a new level: exact enough for a bound that is far from a ladder's size.
+    if (context.book.levelCount(side) + count > this.limits.priceLevelsPerSideMax) return Result.tooManyPriceLevels;
+    // All rungs are on one side, so resting some cannot make another cross: each is checked against now.
+    for (const order of orders) if (this.crosses(context, side, order.priceTicks)) return Result.scaleWouldTake;
+    const heldAsset = side === 0 ? pair.quote.index : pair.base.index;
+    const availableAtoms = this.ledger.availableAtoms(account, heldAsset);
+    let heldAtoms = 0;
+    for (const order of orders) {
+      heldAtoms += side === 0 ? this.buyHold(pair, order.priceTicks, order.quantityLots) : order.quantityLots * pair.baseAtomsPerLot;
+      if (heldAtoms > availableAtoms) return Result.insufficientBalance;
+    }
+
+    // Accept: every placement below passes the checks just made.
+    this.lastScaleId = command.scaleId;
+    const event = this.scalePlaced;
+    event.scaleId = command.scaleId;
+    event.pairId = pair.id;
+    event.mode = first.mode;
+    event.userId = first.userId;
+    event.side = side;
+    event.count = count;
+    event.quantityLots = 0;
+    for (const order of orders) event.quantityLots += order.quantityLots;
+    this.sink.onEvent(event);
+    for (const order of orders) {
+      const result = this.placeGroupOrder(order, GroupKind.scale, command.scaleId, false);
+      assert(result === Result.ok, 'a checked scale order was refused');
+    }
+    return Result.ok;
   }
 
   private deposit(command: Deposit): ResultCode {
@@ -606,6 +766,8 @@ export class Engine implements MatchHandler {
     event.clientOrderId = clientOrderId;
     event.status = store.status[slot] as OrderStatus;
     event.heldAtoms = heldAtoms;
+    event.groupKind = this.placingGroupKind;
+    event.groupId = this.placingGroupId;
     this.sink.onEvent(event);
 
     if (isStop) {
@@ -1247,6 +1409,12 @@ export class Engine implements MatchHandler {
   private forget(slot: number): void {
     const store = this.orders;
     const account = store.account[slot]!;
+    const report = this.orderReport;
+    if (store.orderId[slot] === report.orderId) {
+      report.ended = true;
+      report.filledLots = store.filledLots[slot]!;
+      report.filledNotionalAtoms = store.filledNotionalAtoms[slot]!;
+    }
     this.slotByOrderId.delete(store.orderId[slot]!);
     const clientOrderId = store.clientOrderId[slot]!;
     if (clientOrderId !== '') this.slotByClientOrderId.delete(clientKey(account, clientOrderId));

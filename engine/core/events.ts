@@ -7,7 +7,7 @@
  * release at OrderCancelled/OrderExpired); BalanceChanged reports deposits and withdrawals. A withdrawal
  * to an external address is followed by FundsWithdrawn, which says where the funds went.
  */
-import type { Mode, OrderType, SelfTradePrevention, Side, TimeInForce } from './commands.ts';
+import type { GroupKind, Mode, OrderType, SelfTradePrevention, Side, TimeInForce } from './commands.ts';
 import type { ResultCode } from './results.ts';
 
 export const EventKind = {
@@ -24,6 +24,10 @@ export const EventKind = {
   ammFill: 11,
   venueQuoted: 12,
   venueExpired: 13,
+  twapStarted: 14,
+  twapSliced: 15,
+  twapEnded: 16,
+  scalePlaced: 17,
 } as const;
 export type EventKind = (typeof EventKind)[keyof typeof EventKind];
 
@@ -48,6 +52,14 @@ export type ExpireReason = (typeof ExpireReason)[keyof typeof ExpireReason];
 export const expireReasonNames = ['ioc', 'fok', 'market'] as const;
 
 export const BalanceReason = { deposit: 0, withdraw: 1 } as const;
+
+/**
+ * A TWAP's state: active until its last slice ran (completed when nothing remains, expired when quantity
+ * was left as its window ended) or it was cancelled.
+ */
+export const TwapStatus = { active: 0, completed: 1, expired: 2, cancelled: 3 } as const;
+export type TwapStatus = (typeof TwapStatus)[keyof typeof TwapStatus];
+export const twapStatusNames = ['active', 'completed', 'expired', 'cancelled'] as const;
 export type BalanceReason = (typeof BalanceReason)[keyof typeof BalanceReason];
 
 export class OrderAccepted {
@@ -69,6 +81,9 @@ export class OrderAccepted {
   status: OrderStatus = 0;
   /** Atoms moved from available to held (quote for buys, base for sells). */
   heldAtoms = 0;
+  /** The order's parent (a TWAP slice, a scale rung) and its id; `none` and 0 for a client's own order. */
+  groupKind: GroupKind = 0;
+  groupId = 0;
 }
 
 export class OrderRested {
@@ -272,6 +287,80 @@ export class VenueExpired {
   chainId = 0;
 }
 
+/**
+ * A TWAP was accepted: its terms and schedule. Its first slice's order was placed just before, in the same
+ * command (a refused first slice refuses the TWAP), and the TwapSliced that reports it follows.
+ */
+export class TwapStarted {
+  readonly kind = EventKind.twapStarted;
+  twapId = 0;
+  userId = 0;
+  mode: Mode = 0;
+  pairId = 0;
+  side: Side = 0;
+  quantityLots = 0;
+  /** 0 for market slices. */
+  limitPriceTicks = 0;
+  durationMs = 0;
+  intervalMs = 0;
+  slicesTotal = 0;
+  /** When the command ran (journaled time): the first slice's time, and the start of the schedule. */
+  startedMs = 0;
+  /** When the second slice is due (`startedMs + intervalMs`). */
+  nextSliceMs = 0;
+}
+
+/**
+ * One slice of a TWAP ran: the child order it placed (`orderId`, whose own events precede this one) and
+ * how it ended. A slice the engine refused (`result` not ok, nothing filled) still counts as run.
+ */
+export class TwapSliced {
+  readonly kind = EventKind.twapSliced;
+  twapId = 0;
+  pairId = 0;
+  mode: Mode = 0;
+  userId = 0;
+  /** 0 for the first slice. */
+  sliceIndex = 0;
+  orderId = 0;
+  result: ResultCode = 0;
+  /** What the slice asked for and what it filled. */
+  sliceLots = 0;
+  sliceFilledLots = 0;
+  /** The TWAP's totals after the slice. */
+  filledLots = 0;
+  filledNotionalAtoms = 0;
+  remainingLots = 0;
+  /** When the next slice is due; 0 when this was the last (a TwapEnded follows). */
+  nextSliceMs = 0;
+}
+
+/** A TWAP ended: completed, expired (its window ended with quantity left) or cancelled. */
+export class TwapEnded {
+  readonly kind = EventKind.twapEnded;
+  twapId = 0;
+  pairId = 0;
+  mode: Mode = 0;
+  userId = 0;
+  status: TwapStatus = 0;
+  slicesDone = 0;
+  filledLots = 0;
+  filledNotionalAtoms = 0;
+}
+
+/** A scale order's ladder was accepted; its `count` orders follow in the same command, each with the scale id as group. */
+export class ScalePlaced {
+  readonly kind = EventKind.scalePlaced;
+  scaleId = 0;
+  pairId = 0;
+  mode: Mode = 0;
+  userId = 0;
+  side: Side = 0;
+  count = 0;
+  /** The orders' quantities added up. */
+  quantityLots = 0;
+}
+
 export type EngineEvent =
   | OrderAccepted
   | OrderRested
@@ -285,7 +374,11 @@ export type EngineEvent =
   | FundsWithdrawn
   | AmmFill
   | VenueQuoted
-  | VenueExpired;
+  | VenueExpired
+  | TwapStarted
+  | TwapSliced
+  | TwapEnded
+  | ScalePlaced;
 
 export interface EventSink {
   /** Called synchronously; `event` is reused after the call returns. */

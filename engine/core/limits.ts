@@ -27,6 +27,10 @@ export interface EngineLimits {
   readonly accountsMax: number;
   /** Characters in a client order id. */
   readonly clientOrderIdLengthMax: number;
+  /** Active TWAPs one account (user × mode) may run. */
+  readonly twapsPerAccountMax: number;
+  /** Active TWAPs across the whole engine: each costs a slice per interval and a row in every snapshot. */
+  readonly twapsMax: number;
 }
 
 export const defaultLimits: EngineLimits = {
@@ -41,6 +45,8 @@ export const defaultLimits: EngineLimits = {
   stopOrdersPerBookMax: 100_000,
   accountsMax: 4_000_000,
   clientOrderIdLengthMax: 64,
+  twapsPerAccountMax: 20,
+  twapsMax: 10_000,
 };
 
 export interface EngineSettings {
@@ -105,3 +111,17 @@ export const paperFundingAssetsMax = 32;
 
 /** Characters accepted in one decimal input (a string or a number's shortest form). */
 export const decimalInputLengthMax = 40;
+
+/**
+ * A TWAP's schedule: a slice every 1 second to 1 hour, over at most 7 days, in at most 1000 slices
+ * (slices = ceil(duration / interval)). The floor keeps the runtime's timer (which looks every ~100 ms)
+ * well inside an interval; the slice bound bounds a TWAP's list of child orders.
+ */
+export const twapIntervalMsMin = 1_000;
+export const twapIntervalMsMax = 3_600_000;
+export const twapDurationMsMax = 7 * 24 * 3_600_000;
+export const twapSlicesMax = 1_000;
+
+/** Orders in one scale order: a ladder needs two rungs; fifty keeps one command within a journal frame. */
+export const scaleOrdersMin = 2;
+export const scaleOrdersMax = 50;

@@ -8,8 +8,16 @@
  *   200-299  ledger
  *   300-399  orders
  *   400-499  limits
+ *   500-599  exchange algos (TWAP, scale orders)
  */
-import { venueLevelsPerSideMax, venuePoolIdMax, venuesPerPairMax, withdrawAddressCharsMax, withdrawChainIdMax, withdrawReferenceCharsMax } from './limits.ts';
+import {
+  scaleOrdersMax,
+  scaleOrdersMin,
+  twapDurationMsMax,
+  twapIntervalMsMax,
+  twapIntervalMsMin,
+  twapSlicesMax,
+  venueLevelsPerSideMax, venuePoolIdMax, venuesPerPairMax, withdrawAddressCharsMax, withdrawChainIdMax, withdrawReferenceCharsMax } from './limits.ts';
 
 export const Result = {
   ok: 0,
@@ -42,6 +50,7 @@ export const Result = {
   invalidQuote: 126,
   staleQuote: 127,
   nothingToExpire: 128,
+  unknownCommand: 129,
 
   insufficientBalance: 200,
   balanceLimit: 201,
@@ -62,6 +71,16 @@ export const Result = {
   commandTooLarge: 407,
   tooManyVenues: 408,
   paperAccountExists: 409,
+  tooManyTwaps: 410,
+  twapsFull: 411,
+
+  invalidTwapSchedule: 500,
+  twapIdNotIncreasing: 501,
+  twapNotFound: 502,
+  nothingDue: 503,
+  invalidScale: 504,
+  scaleIdNotIncreasing: 505,
+  scaleWouldTake: 506,
 } as const;
 
 export type ResultCode = (typeof Result)[keyof typeof Result];
@@ -117,6 +136,7 @@ const info: Record<ResultCode, ResultInfo> = {
   },
   [Result.staleQuote]: { code: 'STALE_QUOTE', message: 'the venue quote is not newer than the last one of its pool' },
   [Result.nothingToExpire]: { code: 'NOTHING_TO_EXPIRE', message: 'no venue quote is older than the quote lifetime' },
+  [Result.unknownCommand]: { code: 'UNKNOWN_COMMAND', message: 'no part of the engine handles this command kind' },
 
   [Result.insufficientBalance]: { code: 'INSUFFICIENT_BALANCE', message: 'available balance is too low' },
   [Result.balanceLimit]: { code: 'BALANCE_LIMIT', message: 'the balance would leave the exact integer range' },
@@ -140,6 +160,22 @@ const info: Record<ResultCode, ResultInfo> = {
   [Result.commandTooLarge]: { code: 'COMMAND_TOO_LARGE', message: 'the command is larger than a journal frame allows' },
   [Result.tooManyVenues]: { code: 'TOO_MANY_VENUES', message: `a pair takes quotes from at most ${venuesPerPairMax} venues` },
   [Result.paperAccountExists]: { code: 'PAPER_ACCOUNT_EXISTS', message: 'the paper account is already open' },
+  [Result.tooManyTwaps]: { code: 'TOO_MANY_TWAPS', message: 'the account runs as many TWAPs as it may' },
+  [Result.twapsFull]: { code: 'TWAPS_FULL', message: 'the engine runs as many TWAPs as it may' },
+
+  [Result.invalidTwapSchedule]: {
+    code: 'INVALID_TWAP_SCHEDULE',
+    message: `a TWAP slices every ${twapIntervalMsMin / 1000} to ${twapIntervalMsMax / 1000} seconds over at most ${twapDurationMsMax / 1000} seconds, in at most ${twapSlicesMax} slices of at least one lot each`,
+  },
+  [Result.twapIdNotIncreasing]: { code: 'TWAP_ID_NOT_INCREASING', message: 'TWAP ids must increase' },
+  [Result.twapNotFound]: { code: 'TWAP_NOT_FOUND', message: 'no such active TWAP' },
+  [Result.nothingDue]: { code: 'NOTHING_DUE', message: 'no timer is due' },
+  [Result.invalidScale]: {
+    code: 'INVALID_SCALE',
+    message: `a scale order is ${scaleOrdersMin} to ${scaleOrdersMax} GTC limit orders of one user, mode, pair and side, without client order ids or post-only, at distinct prices`,
+  },
+  [Result.scaleIdNotIncreasing]: { code: 'SCALE_ID_NOT_INCREASING', message: 'scale ids must increase' },
+  [Result.scaleWouldTake]: { code: 'SCALE_WOULD_TAKE', message: 'an order of the scale would take liquidity; scale orders only rest' },
 };
 
 export function resultCode(result: ResultCode): string {

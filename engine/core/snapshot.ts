@@ -11,8 +11,11 @@ import { assert } from './assert.ts';
 import type { Engine, RestoredOrder } from './engine.ts';
 import type { Mode, Side } from './commands.ts';
 
-/** Version 2 adds the venues; a version-1 snapshot (taken before venues existed) loads with none. */
-export const snapshotVersion = 2;
+/**
+ * Version 2 adds the venues; version 3 the last scale id and the domain modules' states. Older snapshots
+ * load with none of what they lack (they were taken before it existed).
+ */
+export const snapshotVersion = 3;
 
 /** Per-order columns; index i of every column describes the same order. */
 export interface OrderColumns {
@@ -59,6 +62,10 @@ export interface EngineSnapshot {
   venueQuotes?: { pairIndex: Int32Array; poolId: Int32Array; chainId: Int32Array; version: Float64Array; quotedAtMs: Float64Array };
   /** Every venue level in its merged order: pair index, side, price, lots and pool id (absent in version 1). */
   venueLevels?: { pairIndex: Int32Array; side: Uint8Array; priceTicks: Float64Array; lots: Float64Array; poolId: Int32Array };
+  /** The last scale id (absent before version 3). */
+  lastScaleId?: number;
+  /** Each domain module's state by its name, for the modules whose state is not empty (absent before version 3). */
+  domains?: Record<string, unknown>;
 }
 
 function orderColumns(count: number): OrderColumns {
@@ -149,8 +156,15 @@ export function takeSnapshot(engine: Engine): EngineSnapshot {
       }
     }
   }
+  const domains: Record<string, unknown> = {};
+  for (const domain of engine.domains) {
+    const state = domain.snapshot();
+    if (state !== null) domains[domain.name] = state;
+  }
   return {
     version: snapshotVersion,
+    lastScaleId: engine.lastScaleId,
+    domains,
     venueQuotes: {
       pairIndex: Int32Array.from(quoteRows, (row) => row[0]),
       poolId: Int32Array.from(quoteRows, (row) => row[1]),
@@ -184,7 +198,7 @@ export function takeSnapshot(engine: Engine): EngineSnapshot {
  * snapshot that does not fit this engine: a caller treats that as an invalid snapshot.
  */
 export function restoreSnapshot(engine: Engine, snapshot: EngineSnapshot): void {
-  assert(snapshot.version === 1 || snapshot.version === snapshotVersion, `snapshot version ${snapshot.version} is not 1 or ${snapshotVersion}`);
+  assert(Number.isInteger(snapshot.version) && snapshot.version >= 1 && snapshot.version <= snapshotVersion, `snapshot version ${snapshot.version} is not 1 to ${snapshotVersion}`);
   assert(engine.orders.liveCount === 0 && engine.ledger.accountCount === 2, 'restore needs a fresh engine');
   const pairIds = engine.markets.pairs.map((pair) => pair.id);
   const assetIds = engine.markets.assets.map((asset) => asset.id);
@@ -205,6 +219,7 @@ export function restoreSnapshot(engine: Engine, snapshot: EngineSnapshot): void 
   ledger.supply.set(snapshot.supply);
   engine.lastOrderId = snapshot.lastOrderId;
   engine.lastTradeId = snapshot.lastTradeId;
+  engine.lastScaleId = snapshot.lastScaleId ?? 0;
   assert(snapshot.lastPriceTicks.length === engine.contexts.length, 'snapshot book count');
   for (const context of engine.contexts) context.lastPriceTicks = snapshot.lastPriceTicks[context.index]!;
 
@@ -251,6 +266,14 @@ export function restoreSnapshot(engine: Engine, snapshot: EngineSnapshot): void 
     for (let row = 0; row < levels.poolId.length; row++) {
       engine.venues[levels.pairIndex[row]!]!.restoreLevel(levels.side[row] as Side, levels.priceTicks[row]!, levels.lots[row]!, levels.poolId[row]!);
     }
+  }
+  const domains = snapshot.domains ?? {};
+  for (const name of Object.keys(domains)) {
+    assert(engine.domains.some((domain) => domain.name === name), `the snapshot holds state of a domain this engine lacks: ${name}`);
+  }
+  for (const domain of engine.domains) {
+    const state = domains[domain.name];
+    if (state !== undefined) domain.restore(state);
   }
 }
 

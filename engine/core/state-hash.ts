@@ -1,7 +1,7 @@
 /**
  * A deterministic digest of the engine's whole state: every book (orders in priority order with their
- * progress and holds), every pending stop, every last price, every balance, the id counters and every
- * venue's quote and levels. Equal
+ * progress and holds), every pending stop, every last price, every balance, the id counters, every
+ * venue's quote and levels, and the domain modules' states. Equal
  * states give equal hashes on any machine; slot numbers and other storage details are left out, so the
  * fast and the reference book hash alike.
  *
@@ -132,5 +132,11 @@ export function stateHash(engine: Engine): string {
       }
     }
   }
+  // Scale ids and the domains only when they hold anything, for the same reason.
+  if (engine.lastScaleId !== 0) {
+    hasher.number(-6);
+    hasher.number(engine.lastScaleId);
+  }
+  for (const domain of engine.domains) domain.hash(hasher);
   return hasher.digest();
 }

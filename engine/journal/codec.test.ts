@@ -3,11 +3,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { crc32 } from 'node:zlib';
 import { Encoder, decode } from '@msgpack/msgpack';
-import { CommandKind, type Command, type OrderRequest, type WithdrawTo } from '../core/commands.ts';
+import { CommandKind, type Command, type OrderRequest, type PlaceScale, type StartTwap, type WithdrawTo } from '../core/commands.ts';
 import { withdrawAddressCharsMax, withdrawReferenceCharsMax } from '../core/limits.ts';
 import { noSlot } from '../core/order-store.ts';
 import { Engine } from '../core/engine.ts';
 import { CommandGenerator } from '../core/sim/generator.ts';
+import { platformDomains } from '../domains/index.ts';
 import { loadMarkets } from '../runtime/markets.ts';
 import {
   FrameDecoder,
@@ -50,12 +51,20 @@ function commandAsArray(command: Command): unknown[] {
       return [11, command.seq, command.ts, command.userId, command.assetIds, command.amountsAtoms];
     case 12:
       return [12, command.seq, command.ts];
+    case 13:
+      return [13, command.seq, command.ts, command.twapId, command.userId, command.mode, command.pairId, command.side, command.quantityLots, command.limitPriceTicks, command.durationMs, command.intervalMs];
+    case 14:
+      return [14, command.seq, command.ts, command.userId, command.mode, command.twapId];
+    case 15:
+      return [15, command.seq, command.ts];
+    case 16:
+      return [16, command.seq, command.ts, command.scaleId, command.orders.map(order)];
   }
 }
 
 function generated(count: number): Command[] {
-  const engine = new Engine({ markets });
-  const generator = new CommandGenerator({ seed: 5, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot } });
+  const engine = new Engine({ markets, domains: platformDomains });
+  const generator = new CommandGenerator({ seed: 5, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
   const commands = generator.fundingCommands();
   while (commands.length < count) {
     const command = generator.next();
@@ -232,19 +241,49 @@ test('a withdrawal to an address over the format s limits or with malformed text
   assert.match(shortDecoder.problem, /withdrawTo has 8 fields, expected 9/);
 });
 
-test('segment headers carry the format version and first seq; versions 1 to 3 are read, newer refused', () => {
-  assert.equal(journalFormatVersion, 3);
+test('segment headers carry the format version and first seq; versions 1 to 4 are read, newer refused', () => {
+  assert.equal(journalFormatVersion, 4);
   assert.equal(decodeSegmentHeader(encodeSegmentHeader(12345), 'x'), 12345);
-  assert.equal(segmentFormatVersion(encodeSegmentHeader(12345), 'x'), 3);
-  for (const version of [1, 2]) {
+  assert.equal(segmentFormatVersion(encodeSegmentHeader(12345), 'x'), 4);
+  for (const version of [1, 2, 3]) {
     assert.equal(decodeSegmentHeader(encodeSegmentHeader(678, version), 'x'), 678);
     assert.equal(segmentFormatVersion(encodeSegmentHeader(678, version), 'x'), version);
   }
-  for (const version of [0, 4]) {
+  for (const version of [0, 5]) {
     assert.throws(
       () => decodeSegmentHeader(encodeSegmentHeader(1, version), 'seg'),
-      (error: unknown) => error instanceof JournalFormatError && new RegExp(`seg: journal format version ${version}; this build reads version 3`).test(error.message),
+      (error: unknown) => error instanceof JournalFormatError && new RegExp(`seg: journal format version ${version}; this build reads version 4`).test(error.message),
     );
   }
   assert.throws(() => decodeSegmentHeader(Buffer.from('not a journal at all'), 'seg'), /bad magic/);
+});
+
+test('TWAP, timer and scale commands round-trip with numbers at their edges, positionally', () => {
+  const twap: StartTwap = {
+    kind: CommandKind.startTwap, seq: 9, ts: 1_767_225_600_000, twapId: 2 ** 53 - 1, userId: 2 ** 48 - 1, mode: 1, pairId: 3, side: 1,
+    quantityLots: 123_456_789, limitPriceTicks: 0, durationMs: 7 * 24 * 3_600_000, intervalMs: 1_000,
+  };
+  const order = (orderId: number, priceTicks: number): OrderRequest => ({
+    orderId, userId: 4, mode: 0, pairId: 1, side: 0, orderType: 0, timeInForce: 0, priceTicks, stopPriceTicks: 0, quantityLots: 7, postOnly: false, selfTradePrevention: 0, clientOrderId: '',
+  });
+  const scale: PlaceScale = { kind: CommandKind.placeScale, seq: 12, ts: 5, scaleId: 77, orders: Array.from({ length: 50 }, (_, index) => order(1000 + index, 300_000 - index)) };
+  const commands: Command[] = [
+    twap,
+    { ...twap, seq: 10, limitPriceTicks: 299_999, mode: 0, side: 0 },
+    { kind: CommandKind.cancelTwap, seq: 11, ts: 3, userId: 4, mode: 1, twapId: 5 },
+    { kind: CommandKind.runTimers, seq: 12, ts: 4 },
+    scale,
+  ];
+  assert.deepEqual(roundTrip(commands), commands);
+  const encoder = new FrameEncoder();
+  for (const command of commands) encoder.append(command);
+  const bytes = Buffer.from(encoder.bytes());
+  let offset = 0;
+  for (const command of commands) {
+    const length = bytes.readUInt32LE(offset);
+    assert.deepEqual(decode(bytes.subarray(offset + 8, offset + 8 + length)), commandAsArray(command));
+    offset += 8 + length;
+  }
+  assert.equal(new FrameEncoder().append({ ...twap, intervalMs: 0.5 }), -2);
+  assert.equal(new FrameEncoder().append({ ...scale, orders: Array.from({ length: 201 }, (_, index) => order(index + 1, 1)) }), -2);
 });

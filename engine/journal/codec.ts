@@ -10,8 +10,9 @@
  * the u64 sequence number of the segment's first frame.
  *
  * Versions: 1 has command kinds 1 to 8; 2 adds kind 9 (WithdrawTo); 3 adds kinds 10 (QuoteVenue), 11
- * (OpenPaperAccount) and 12 (ExpireVenues). None changes an older kind, so this build reads segments of
- * every version and writes version 3. A segment's frames are all of its header's version:
+ * (OpenPaperAccount) and 12 (ExpireVenues); 4 adds kinds 13 (StartTwap), 14 (CancelTwap), 15 (RunTimers)
+ * and 16 (PlaceScale). None changes an older kind, so this build reads segments of every version and
+ * writes version 4. A segment's frames are all of its header's version:
  * a writer never continues an older segment with frames of a newer kind (see SegmentWriter.resume).
  *
  * Decoding checks lengths and limits before it allocates: a length beyond `frameBytesMax` is refused as
@@ -30,15 +31,17 @@ import {
   type Side,
   type TimeInForce,
 } from '../core/commands.ts';
-import { defaultLimits, venueLevelsPerSideMax } from '../core/limits.ts';
+import { defaultLimits, scaleOrdersMax, venueLevelsPerSideMax } from '../core/limits.ts';
 
 /** Items a journaled batch may carry: the engine refuses more, but the format leaves room. */
 const batchItemsMax = Math.max(defaultLimits.batchOrdersMax, defaultLimits.batchCancelMax) * 4;
+/** Orders a scale order may carry in a frame: the engine refuses more, the format leaves room. */
+const scaleItemsMax = scaleOrdersMax * 4;
 /** Levels a venue quote's side may carry in a frame: the engine refuses more, the format leaves room. */
 const venueLevelsMax = venueLevelsPerSideMax * 4;
 
 /** The version this build writes; it reads every version from `journalFormatVersionOldest` up to it. */
-export const journalFormatVersion = 3;
+export const journalFormatVersion = 4;
 export const journalFormatVersionOldest = 1;
 export const segmentMagic = 0x4c4a5054; // "TPJL" read as a little-endian u32
 export const segmentHeaderBytes = 16;
@@ -156,7 +159,24 @@ export function commandIsEncodable(command: Command): boolean {
     case CommandKind.openPaperAccount:
       return Number.isSafeInteger(command.userId) && integerList(command.assetIds, batchItemsMax) && integerList(command.amountsAtoms, batchItemsMax);
     case CommandKind.expireVenues:
+    case CommandKind.runTimers:
       return true;
+    case CommandKind.startTwap:
+      return (
+        Number.isSafeInteger(command.twapId) &&
+        Number.isSafeInteger(command.userId) &&
+        Number.isSafeInteger(command.mode) &&
+        Number.isSafeInteger(command.pairId) &&
+        Number.isSafeInteger(command.side) &&
+        Number.isSafeInteger(command.quantityLots) &&
+        Number.isSafeInteger(command.limitPriceTicks) &&
+        Number.isSafeInteger(command.durationMs) &&
+        Number.isSafeInteger(command.intervalMs)
+      );
+    case CommandKind.cancelTwap:
+      return Number.isSafeInteger(command.userId) && Number.isSafeInteger(command.mode) && Number.isSafeInteger(command.twapId);
+    case CommandKind.placeScale:
+      return Number.isSafeInteger(command.scaleId) && Array.isArray(command.orders) && command.orders.length <= scaleItemsMax && command.orders.every(orderIsEncodable);
     default:
       return false;
   }
@@ -242,11 +262,7 @@ export function writeCommand(writer: PositionalWriter, command: Command): void {
       return;
     case CommandKind.placeBatch:
       writeHead(writer, 4, command);
-      writer.arrayHeader(command.orders.length);
-      for (const order of command.orders) {
-        writer.arrayHeader(orderFieldCount);
-        writeOrder(writer, order);
-      }
+      writeOrders(writer, command.orders);
       return;
     case CommandKind.cancelBatch:
       writeHead(writer, 6, command);
@@ -282,9 +298,53 @@ export function writeCommand(writer: PositionalWriter, command: Command): void {
       writeIntegers(writer, command.amountsAtoms);
       return;
     case CommandKind.expireVenues:
+    case CommandKind.runTimers:
       writeHead(writer, 3, command);
       return;
+    case CommandKind.startTwap:
+      writeHead(writer, 12, command);
+      writer.integer(command.twapId);
+      writer.integer(command.userId);
+      writer.integer(command.mode);
+      writer.integer(command.pairId);
+      writer.integer(command.side);
+      writer.integer(command.quantityLots);
+      writer.integer(command.limitPriceTicks);
+      writer.integer(command.durationMs);
+      writer.integer(command.intervalMs);
+      return;
+    case CommandKind.cancelTwap:
+      writeHead(writer, 6, command);
+      writer.integer(command.userId);
+      writer.integer(command.mode);
+      writer.integer(command.twapId);
+      return;
+    case CommandKind.placeScale:
+      writeHead(writer, 5, command);
+      writer.integer(command.scaleId);
+      writeOrders(writer, command.orders);
+      return;
   }
+}
+
+/** A list of orders (batches, scale orders): each a positional array of `orderFieldCount` fields. */
+function writeOrders(writer: PositionalWriter, orders: readonly OrderRequest[]): void {
+  writer.arrayHeader(orders.length);
+  for (const order of orders) {
+    writer.arrayHeader(orderFieldCount);
+    writeOrder(writer, order);
+  }
+}
+
+function readOrders(reader: PositionalReader, what: string, countMax: number): OrderRequest[] {
+  const count = reader.arrayHeader(what);
+  if (count > countMax) throw new JournalFormatError(`frame: ${what} of ${count} orders`);
+  const orders: OrderRequest[] = [];
+  for (let index = 0; index < count; index++) {
+    expectLength(reader.arrayHeader(what), orderFieldCount, what);
+    orders.push(readOrder(reader));
+  }
+  return orders;
 }
 
 function readOrder(reader: PositionalReader): OrderRequest {
@@ -366,18 +426,10 @@ export function readCommand(reader: PositionalReader): Command {
       expectLength(length, 7, 'deposit or withdraw');
       command = { kind, seq, ts, userId: reader.integer('userId'), mode: reader.integer('mode') as Mode, assetId: reader.integer('assetId'), amountAtoms: reader.integer('amountAtoms') };
       break;
-    case CommandKind.placeBatch: {
+    case CommandKind.placeBatch:
       expectLength(length, 4, 'placeBatch');
-      const count = reader.arrayHeader('orders');
-      if (count > batchItemsMax) throw new JournalFormatError(`frame: batch of ${count} orders`);
-      const orders: OrderRequest[] = [];
-      for (let index = 0; index < count; index++) {
-        expectLength(reader.arrayHeader('batch order'), orderFieldCount, 'batch order');
-        orders.push(readOrder(reader));
-      }
-      command = { kind, seq, ts, orders };
+      command = { kind, seq, ts, orders: readOrders(reader, 'batch order', batchItemsMax) };
       break;
-    }
     case CommandKind.cancelBatch: {
       expectLength(length, 6, 'cancelBatch');
       const userId = reader.integer('userId');
@@ -433,6 +485,35 @@ export function readCommand(reader: PositionalReader): Command {
     case CommandKind.expireVenues:
       expectLength(length, 3, 'expireVenues');
       command = { kind, seq, ts };
+      break;
+    case CommandKind.runTimers:
+      expectLength(length, 3, 'runTimers');
+      command = { kind, seq, ts };
+      break;
+    case CommandKind.startTwap:
+      expectLength(length, 12, 'startTwap');
+      command = {
+        kind,
+        seq,
+        ts,
+        twapId: reader.integer('twapId'),
+        userId: reader.integer('userId'),
+        mode: reader.integer('mode') as Mode,
+        pairId: reader.integer('pairId'),
+        side: reader.integer('side') as Side,
+        quantityLots: reader.integer('quantityLots'),
+        limitPriceTicks: reader.integer('limitPriceTicks'),
+        durationMs: reader.integer('durationMs'),
+        intervalMs: reader.integer('intervalMs'),
+      };
+      break;
+    case CommandKind.cancelTwap:
+      expectLength(length, 6, 'cancelTwap');
+      command = { kind, seq, ts, userId: reader.integer('userId'), mode: reader.integer('mode') as Mode, twapId: reader.integer('twapId') };
+      break;
+    case CommandKind.placeScale:
+      expectLength(length, 5, 'placeScale');
+      command = { kind, seq, ts, scaleId: reader.integer('scaleId'), orders: readOrders(reader, 'scale order', scaleItemsMax) };
       break;
     default:
       throw new JournalFormatError(`frame: unknown command kind ${kind}`);

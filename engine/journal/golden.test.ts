@@ -17,6 +17,7 @@ import { FrameEncoder, encodeSegmentHeader, journalFormatVersion } from './codec
 import { readJournal } from './reader.ts';
 import { useRulesOf } from './rules.ts';
 import { listSegments } from './segments.ts';
+import { platformDomains } from '../domains/index.ts';
 
 const fixtures = fileURLToPath(new URL('../../fixtures/journals/', import.meta.url));
 const golden = JSON.parse(readFileSync(join(fixtures, 'golden.json'), 'utf8')) as {
@@ -28,7 +29,7 @@ const golden = JSON.parse(readFileSync(join(fixtures, 'golden.json'), 'utf8')) a
 
 test('the golden journal replays to its recorded state hash', () => {
   assert.ok(golden.format_version <= journalFormatVersion, 'this build reads the golden journal s format version');
-  const engine = new Engine({ markets: loadMarkets() });
+  const engine = new Engine({ markets: loadMarkets(), domains: platformDomains });
   const summary = readJournal(join(fixtures, golden.journal), (command, formatVersion) => {
     useRulesOf(engine, formatVersion);
     assert.equal(engine.apply(command), Result.ok);

@@ -4,8 +4,9 @@
  * command under the rules of its segment:
  *
  *   1, 2  paper orders match only each other;
- *   3     paper orders also take from the live hybrid book (read-only), and live trades fill resting
- *         paper orders that they print through.
+ *   3, 4  paper orders also take from the live hybrid book (read-only), and live trades fill resting
+ *         paper orders that they print through. Version 4 only adds command kinds (TWAPs, timers, scale
+ *         orders); no rule of an older kind changed.
  */
 import type { Engine } from '../core/engine.ts';
 

@@ -142,8 +142,14 @@ function reviveState(raw: Record<string, unknown>): EngineSnapshot {
       if (lengths.size > 1) throw new Error('snapshot venue columns have different lengths');
     }
   }
+  const lastScaleId = raw['lastScaleId'];
+  const domains = raw['domains'];
+  if (lastScaleId !== undefined && !Number.isSafeInteger(lastScaleId)) throw new Error('snapshot lastScaleId is not an integer');
+  if (domains !== undefined && (typeof domains !== 'object' || domains === null)) throw new Error('snapshot domains are not a map');
   return {
     ...venues,
+    ...(lastScaleId === undefined ? {} : { lastScaleId: lastScaleId as number }),
+    ...(domains === undefined ? {} : { domains: domains as Record<string, unknown> }),
     version: raw['version'] as number,
     pairIds: raw['pairIds'] as number[],
     assetIds: raw['assetIds'] as number[],

@@ -11,6 +11,7 @@ import { CommandGenerator } from '../core/sim/generator.ts';
 import { loadMarkets } from './markets.ts';
 import { DurableEngine } from './durable-engine.ts';
 import { SequencerBusyError } from './sequencer.ts';
+import { platformDomains } from '../domains/index.ts';
 
 const [dataDir, seedText] = process.argv.slice(2);
 if (dataDir === undefined || seedText === undefined) {
@@ -21,9 +22,9 @@ const markets = loadMarkets();
 // The runtime clock is the time the generator gave the command being submitted, so that the parent can
 // regenerate the durable prefix with the same times (venue quotes expire by journaled time).
 let commandTs = 0;
-const durable = DurableEngine.open({ dataDir, engine: { markets }, snapshotEveryCommands: 3000, clock: () => commandTs });
+const durable = DurableEngine.open({ dataDir, engine: { markets, domains: platformDomains }, snapshotEveryCommands: 3000, clock: () => commandTs });
 const engine: Engine = durable.engine;
-const generator = new CommandGenerator({ seed: Number(seedText), markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot } });
+const generator = new CommandGenerator({ seed: Number(seedText), markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
 const queue = generator.fundingCommands();
 let pendingLines = '';
 

@@ -25,6 +25,7 @@ import { listSnapshots } from '../journal/snapshot-file.ts';
 import { loadMarkets } from './markets.ts';
 import { DurableEngine, type DurableEngineOptions } from './durable-engine.ts';
 import { SequencerBusyError } from './sequencer.ts';
+import { platformDomains } from '../domains/index.ts';
 
 const markets = loadMarkets();
 
@@ -41,13 +42,13 @@ let commandTs = 0;
 const generatorClock = (): number => commandTs;
 
 function open(dataDir: string, extra: Partial<DurableEngineOptions> = {}): DurableEngine {
-  return DurableEngine.open({ dataDir, engine: { markets }, clock: generatorClock, ...extra });
+  return DurableEngine.open({ dataDir, engine: { markets, domains: platformDomains }, clock: generatorClock, ...extra });
 }
 
 /** Submits `count` generated commands, letting batches form; returns when all are answered. */
 async function run(durable: DurableEngine, seed: number, count: number): Promise<number> {
   const engine = durable.engine;
-  const generator = new CommandGenerator({ seed, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot } });
+  const generator = new CommandGenerator({ seed, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
   const commands: Command[] = generator.fundingCommands();
   let accepted = 0;
   const pending: Array<Promise<unknown>> = [];
@@ -63,8 +64,8 @@ async function run(durable: DurableEngine, seed: number, count: number): Promise
 
 /** The state after exactly the first `journaled` accepted commands of a seed's stream. */
 function expectedHash(seed: number, journaled: number): string {
-  const engine = new Engine({ markets });
-  const generator = new CommandGenerator({ seed, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot } });
+  const engine = new Engine({ markets, domains: platformDomains });
+  const generator = new CommandGenerator({ seed, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
   const funding = generator.fundingCommands();
   let accepted = 0;
   for (let index = 0; accepted < journaled; index++) {

@@ -22,6 +22,7 @@ import { journalFormatVersion } from '../journal/codec.ts';
 import { useRulesOf } from '../journal/rules.ts';
 import { SegmentWriter, defaultSegmentBytesMax, listSegments, type SyncMode } from '../journal/segments.ts';
 import { encodeSnapshot, loadNewestSnapshot, pruneSnapshots, writeSnapshotFile } from '../journal/snapshot-file.ts';
+import { platformDomains } from '../domains/index.ts';
 import { Sequencer, type DurableBatch, type OutcomeCallback, type Submission } from './sequencer.ts';
 
 export interface DurableEngineOptions {
@@ -100,7 +101,8 @@ export class DurableEngine {
     const snapshotDir = join(options.dataDir, 'snapshots');
     mkdirSync(journalDir, { recursive: true });
     mkdirSync(snapshotDir, { recursive: true });
-    const makeEngine = (): Engine => new Engine(options.engine);
+    // The platform's domains unless the caller chose: a journal must replay with every module that wrote it.
+    const makeEngine = (): Engine => new Engine({ domains: platformDomains, ...options.engine });
     const feed = options.replayFeed;
     const loaded = loadNewestSnapshot(snapshotDir, makeEngine, (path, reason) => log('snapshot_skipped', { path, reason }), feed?.afterSeq);
     const engine = loaded?.engine ?? makeEngine();

@@ -19,17 +19,21 @@ import {
   OrderExpired,
   OrderRejected,
   OrderRested,
+  ScalePlaced,
   StopTriggered,
   TradeExecuted,
+  TwapEnded,
+  TwapSliced,
+  TwapStarted,
   VenueExpired,
   VenueQuoted,
   type EngineEvent,
   type EventSink,
   type Liquidity,
 } from '../core/events.ts';
-import type { Mode, OrderType, SelfTradePrevention, Side, TimeInForce } from '../core/commands.ts';
+import type { GroupKind, Mode, OrderType, SelfTradePrevention, Side, TimeInForce } from '../core/commands.ts';
 import type { ResultCode } from '../core/results.ts';
-import type { BalanceReason, CancelReason, ExpireReason, OrderStatus } from '../core/events.ts';
+import type { BalanceReason, CancelReason, ExpireReason, OrderStatus, TwapStatus } from '../core/events.ts';
 
 export type EventVisitor = (event: EngineEvent) => void;
 
@@ -66,7 +70,7 @@ export class EventTape implements EventSink {
     let at = this.length;
     switch (event.kind) {
       case EventKind.orderAccepted:
-        n = this.room(17);
+        n = this.room(18);
         n[at++] = event.kind;
         n[at++] = event.orderId;
         n[at++] = event.userId;
@@ -83,6 +87,8 @@ export class EventTape implements EventSink {
         n[at++] = this.strings.push(event.clientOrderId) - 1;
         n[at++] = event.status;
         n[at++] = event.heldAtoms;
+        n[at++] = event.groupKind;
+        n[at++] = event.groupId;
         break;
       case EventKind.orderRested:
         n = this.room(7);
@@ -233,6 +239,62 @@ export class EventTape implements EventSink {
         n[at++] = event.poolId;
         n[at++] = event.chainId;
         break;
+      case EventKind.twapStarted:
+        n = this.room(14);
+        n[at++] = event.kind;
+        n[at++] = event.twapId;
+        n[at++] = event.userId;
+        n[at++] = event.mode;
+        n[at++] = event.pairId;
+        n[at++] = event.side;
+        n[at++] = event.quantityLots;
+        n[at++] = event.limitPriceTicks;
+        n[at++] = event.durationMs;
+        n[at++] = event.intervalMs;
+        n[at++] = event.slicesTotal;
+        n[at++] = event.startedMs;
+        n[at++] = event.nextSliceMs;
+        break;
+      case EventKind.twapSliced:
+        n = this.room(14);
+        n[at++] = event.kind;
+        n[at++] = event.twapId;
+        n[at++] = event.pairId;
+        n[at++] = event.mode;
+        n[at++] = event.userId;
+        n[at++] = event.sliceIndex;
+        n[at++] = event.orderId;
+        n[at++] = event.result;
+        n[at++] = event.sliceLots;
+        n[at++] = event.sliceFilledLots;
+        n[at++] = event.filledLots;
+        n[at++] = event.filledNotionalAtoms;
+        n[at++] = event.remainingLots;
+        n[at++] = event.nextSliceMs;
+        break;
+      case EventKind.twapEnded:
+        n = this.room(9);
+        n[at++] = event.kind;
+        n[at++] = event.twapId;
+        n[at++] = event.pairId;
+        n[at++] = event.mode;
+        n[at++] = event.userId;
+        n[at++] = event.status;
+        n[at++] = event.slicesDone;
+        n[at++] = event.filledLots;
+        n[at++] = event.filledNotionalAtoms;
+        break;
+      case EventKind.scalePlaced:
+        n = this.room(8);
+        n[at++] = event.kind;
+        n[at++] = event.scaleId;
+        n[at++] = event.pairId;
+        n[at++] = event.mode;
+        n[at++] = event.userId;
+        n[at++] = event.side;
+        n[at++] = event.count;
+        n[at++] = event.quantityLots;
+        break;
     }
     this.length = at;
   }
@@ -253,6 +315,10 @@ export class TapeReader {
   private readonly ammFill = new AmmFill();
   private readonly venueQuoted = new VenueQuoted();
   private readonly venueExpired = new VenueExpired();
+  private readonly twapStarted = new TwapStarted();
+  private readonly twapSliced = new TwapSliced();
+  private readonly twapEnded = new TwapEnded();
+  private readonly scalePlaced = new ScalePlaced();
 
   /** Visits the events recorded in `[start, end)` of the tape, in order. */
   read(tape: EventTape, start: number, end: number, visit: EventVisitor): void {
@@ -278,6 +344,8 @@ export class TapeReader {
           event.clientOrderId = tape.strings[n[at++]!]!;
           event.status = n[at++] as OrderStatus;
           event.heldAtoms = n[at++]!;
+          event.groupKind = n[at++] as GroupKind;
+          event.groupId = n[at++]!;
           visit(event);
           break;
         }
@@ -439,6 +507,66 @@ export class TapeReader {
           event.mode = n[at++] as Mode;
           event.poolId = n[at++]!;
           event.chainId = n[at++]!;
+          visit(event);
+          break;
+        }
+        case EventKind.twapStarted: {
+          const event = this.twapStarted;
+          event.twapId = n[at++]!;
+          event.userId = n[at++]!;
+          event.mode = n[at++] as Mode;
+          event.pairId = n[at++]!;
+          event.side = n[at++] as Side;
+          event.quantityLots = n[at++]!;
+          event.limitPriceTicks = n[at++]!;
+          event.durationMs = n[at++]!;
+          event.intervalMs = n[at++]!;
+          event.slicesTotal = n[at++]!;
+          event.startedMs = n[at++]!;
+          event.nextSliceMs = n[at++]!;
+          visit(event);
+          break;
+        }
+        case EventKind.twapSliced: {
+          const event = this.twapSliced;
+          event.twapId = n[at++]!;
+          event.pairId = n[at++]!;
+          event.mode = n[at++] as Mode;
+          event.userId = n[at++]!;
+          event.sliceIndex = n[at++]!;
+          event.orderId = n[at++]!;
+          event.result = n[at++] as ResultCode;
+          event.sliceLots = n[at++]!;
+          event.sliceFilledLots = n[at++]!;
+          event.filledLots = n[at++]!;
+          event.filledNotionalAtoms = n[at++]!;
+          event.remainingLots = n[at++]!;
+          event.nextSliceMs = n[at++]!;
+          visit(event);
+          break;
+        }
+        case EventKind.twapEnded: {
+          const event = this.twapEnded;
+          event.twapId = n[at++]!;
+          event.pairId = n[at++]!;
+          event.mode = n[at++] as Mode;
+          event.userId = n[at++]!;
+          event.status = n[at++] as TwapStatus;
+          event.slicesDone = n[at++]!;
+          event.filledLots = n[at++]!;
+          event.filledNotionalAtoms = n[at++]!;
+          visit(event);
+          break;
+        }
+        case EventKind.scalePlaced: {
+          const event = this.scalePlaced;
+          event.scaleId = n[at++]!;
+          event.pairId = n[at++]!;
+          event.mode = n[at++] as Mode;
+          event.userId = n[at++]!;
+          event.side = n[at++] as Side;
+          event.count = n[at++]!;
+          event.quantityLots = n[at++]!;
           visit(event);
           break;
         }

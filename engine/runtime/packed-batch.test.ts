@@ -10,6 +10,7 @@ import { Result } from '../core/results.ts';
 import { loadMarkets } from './markets.ts';
 import { BatchPacker, PackedBatchView, transferables, type PackedBatch } from './packed-batch.ts';
 import type { DurableBatch } from './sequencer.ts';
+import { platformDomains } from '../domains/index.ts';
 
 interface Seen {
   event: EngineEvent;
@@ -20,8 +21,8 @@ interface Seen {
 test('packed batches cross a message port and read back event for event, with seqs and times', () => {
   const markets = loadMarkets();
   const collected = new CollectingSink();
-  const engine = new Engine({ markets, sink: collected });
-  const generator = new CommandGenerator({ seed: 12, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot } });
+  const engine = new Engine({ markets, sink: collected, domains: platformDomains });
+  const generator = new CommandGenerator({ seed: 12, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
   const packer = new BatchPacker();
   const { port1, port2 } = new MessageChannel();
   const funding = generator.fundingCommands();

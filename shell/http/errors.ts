@@ -25,10 +25,14 @@ export function statusOfResult(result: ResultCode): number {
   switch (result) {
     case Result.orderNotFound:
     case Result.unknownPair:
+    case Result.twapNotFound:
       return 404;
     case Result.duplicateClientOrderId:
     case Result.postOnlyWouldTake:
     case Result.orderIdNotIncreasing:
+    case Result.twapIdNotIncreasing:
+    case Result.scaleIdNotIncreasing:
+    case Result.scaleWouldTake:
       return 409;
     case Result.insufficientBalance:
     case Result.balanceLimit:
@@ -38,6 +42,8 @@ export function statusOfResult(result: ResultCode): number {
     case Result.tooManyStopOrders:
     case Result.tooManyPriceLevels:
     case Result.tooManyAccounts:
+    case Result.tooManyTwaps:
+    case Result.twapsFull:
       return 429;
     default:
       return 422;

@@ -17,7 +17,7 @@ import type { DayFigures } from '../market/market-data.ts';
 import { ApiError } from './errors.ts';
 import { pairOf } from './exchange-public.ts';
 import { modeOf, modeQuery } from './exchange-orders.ts';
-import { orderJson } from './order-json.ts';
+import { groupJson, orderJson } from './order-json.ts';
 import type { Reply, Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
 
@@ -69,7 +69,7 @@ const priceOrNull = (ticks: number | null, pair: Pair): string | null => (ticks 
 /** An order from the read models, as JSON: the placement record's fields plus fees paid and the last change. */
 function orderRecordJson(pair: Pair, order: OrderRow): string {
   const simTxHash = order.simTxHash === '' ? 'null' : JSON.stringify(order.simTxHash);
-  const tail = `,"sim_tx_hash":${simTxHash},"fee":"${formatAtoms(order.feeAtoms, pair.quote)}","fee_asset":${JSON.stringify(pair.quote.symbol)},"updated_at":"${iso(order.updatedAtMs)}"`;
+  const tail = `${groupJson(order.groupKind, order.groupId)},"sim_tx_hash":${simTxHash},"fee":"${formatAtoms(order.feeAtoms, pair.quote)}","fee_asset":${JSON.stringify(pair.quote.symbol)},"updated_at":"${iso(order.updatedAtMs)}"`;
   return orderJson(pair, order, order.status, order.filledLots, order.filledNotionalAtoms, order.createdAtMs, tail);
 }
 

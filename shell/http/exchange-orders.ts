@@ -25,7 +25,7 @@ import { formatPrice, formatQuantity, priceToTicks, quantityToLots, type Pair } 
 import { noSlot } from '../../engine/core/order-store.ts';
 import type { Outcome } from '../../engine/runtime/sequencer.ts';
 import { ApiError, engineRefusal, errorBody } from './errors.ts';
-import { averagePrice, fillJson, orderJson } from './order-json.ts';
+import { averagePrice, fillJson, groupJson, orderJson } from './order-json.ts';
 import { later, type Later, type Reply, type RequestContext, type Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
 import { clobVenueName, type VenueDirectory } from '../market/venue-directory.ts';
@@ -33,7 +33,7 @@ import { ReadModelsBusyError } from '../read-models/read-models.ts';
 import { ensurePaperAccount } from './paper.ts';
 import { pairOf } from './exchange-public.ts';
 
-const decimal = { oneOf: [{ type: 'string', minLength: 1, maxLength: 40 }, { type: 'number' }] };
+export const decimal = { oneOf: [{ type: 'string', minLength: 1, maxLength: 40 }, { type: 'number' }] };
 
 const orderBody = {
   type: 'object',
@@ -72,12 +72,12 @@ interface OrderBody {
   stp?: (typeof selfTradePreventionNames)[number];
 }
 
-function refuse(field: string, code: (typeof Result)[keyof typeof Result]): never {
+export function refuse(field: string, code: (typeof Result)[keyof typeof Result]): never {
   throw new ApiError(422, resultCode(code), `${field}: ${resultMessage(code)}`);
 }
 
 /** A price field in ticks; refuses when it is missing (`missing`) or not a valid price of the pair. */
-function ticksOf(field: string, value: unknown, pair: Pair, missing: (typeof Result)[keyof typeof Result]): number {
+export function ticksOf(field: string, value: unknown, pair: Pair, missing: (typeof Result)[keyof typeof Result]): number {
   if (value === undefined) refuse(field, missing);
   const price = priceToTicks(value, pair);
   if (price.code !== Result.ok) refuse(field, price.code);
@@ -94,7 +94,9 @@ export function orderCommand(pair: Pair, userId: number, body: OrderBody): Place
   const needsStop = orderType === OrderType.stopLimit || orderType === OrderType.stopMarket;
   const priceTicks = needsPrice ? ticksOf('price', body.price, pair, Result.priceRequired) : 0;
   const stopPriceTicks = needsStop ? ticksOf('stop_price', body.stop_price, pair, Result.stopPriceRequired) : 0;
-  const tif = body.order_type === 'ioc' ? 'IOC' : (body.time_in_force ?? 'GTC').toUpperCase();
+  // Market kinds always run immediate-or-cancel (the engine makes them so); the record says what happens.
+  const isMarketKind = orderType === OrderType.market || orderType === OrderType.stopMarket;
+  const tif = body.order_type === 'ioc' || isMarketKind ? 'IOC' : (body.time_in_force ?? 'GTC').toUpperCase();
   const paper = body.mode === 'paper' || body.paper === true || body.is_paper === true;
   return {
     kind: CommandKind.placeOrder,
@@ -130,6 +132,9 @@ class OrderProgress {
   fills = '';
   /** The first settlement hash among the fills, or null. */
   simTxHash: string | null = null;
+  /** The order's parent (a TWAP or a scale order), as its OrderAccepted says. */
+  groupKind = 0;
+  groupId = 0;
   readonly visit = (event: EngineEvent): void => this.apply(event);
 
   read(pair: Pair, orderId: number, outcome: Outcome, venues: VenueDirectory): void {
@@ -141,6 +146,8 @@ class OrderProgress {
     this.notionalAtoms = 0;
     this.fills = '';
     this.simTxHash = null;
+    this.groupKind = 0;
+    this.groupId = 0;
     outcome.forEachEvent(this.visit);
   }
 
@@ -153,7 +160,11 @@ class OrderProgress {
   private apply(event: EngineEvent): void {
     switch (event.kind) {
       case EventKind.orderAccepted:
-        if (event.orderId === this.orderId) this.status = event.status;
+        if (event.orderId === this.orderId) {
+          this.status = event.status;
+          this.groupKind = event.groupKind;
+          this.groupId = event.groupId;
+        }
         break;
       case EventKind.stopTriggered:
         if (event.orderId === this.orderId) this.status = OrderStatus.open;
@@ -205,14 +216,14 @@ export function orderRecordJson(pair: Pair, command: OrderRequest, outcome: Outc
     status = progress.filledLots === command.quantityLots ? OrderStatus.filled : OrderStatus.partiallyFilled;
   }
   const simTxHash = progress.simTxHash === null ? 'null' : JSON.stringify(progress.simTxHash);
-  return orderJson(pair, command, status, progress.filledLots, progress.notionalAtoms, outcome.ts, `,"sim_tx_hash":${simTxHash},"fills":[${progress.fills}]`);
+  return orderJson(pair, command, status, progress.filledLots, progress.notionalAtoms, outcome.ts, `${groupJson(progress.groupKind, progress.groupId)},"sim_tx_hash":${simTxHash},"fills":[${progress.fills}]`);
 }
 
 /**
  * Runs a command and answers `request` from the sequencer's callback once it is durable, with the reply
  * `build` makes there (the outcome is only valid during the callback).
  */
-function enqueue(context: ShellContext, request: RequestContext, command: Command, build: (outcome: Outcome) => Reply): Later {
+export function enqueue(context: ShellContext, request: RequestContext, command: Command, build: (outcome: Outcome) => Reply): Later {
   // Commands whose events the read models could not take in yet wait outside, not in an unbounded queue.
   if (context.readModels.busy) throw new ReadModelsBusyError(`${context.readModels.lagCommands} commands to write`);
   context.durable.enqueue(command, (outcome) => {

@@ -20,6 +20,7 @@ import { loadConfig } from '../config.ts';
 import { silentLog } from '../log.ts';
 import { startServer, type RunningServer } from '../server.ts';
 import { call } from './test-client.ts';
+import { platformDomains } from '../../engine/domains/index.ts';
 
 const simHash = /^sim-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -126,7 +127,7 @@ test('the hybrid book merges four chains of AMM depth with resting orders; sweep
     const liveHash = stateHash(server.context.durable.engine);
     await server.close();
     closed = true;
-    const replayed = new Engine({ markets: loadMarkets() });
+    const replayed = new Engine({ markets: loadMarkets(), domains: platformDomains });
     readJournal(join(dataDir, 'journal'), (command, formatVersion) => {
       useRulesOf(replayed, formatVersion);
       assert.equal(replayed.apply(command), Result.ok);

@@ -5,7 +5,7 @@
  * socket write. The enum names and each pair's names are fixed strings with nothing to escape, made into
  * JSON once; the only text a client chose, `client_order_id`, goes through JSON.stringify.
  */
-import { modeNames, orderTypeNames, OrderType, selfTradePreventionNames, sideNames, timeInForceNames, type OrderRequest } from '../../engine/core/commands.ts';
+import { GroupKind, modeNames, orderTypeNames, OrderType, selfTradePreventionNames, sideNames, timeInForceNames, type OrderRequest } from '../../engine/core/commands.ts';
 import { orderStatusNames } from '../../engine/core/events.ts';
 import { formatPrice, formatQuantity, formatSteps, type Pair, type Step } from '../../engine/core/units.ts';
 
@@ -54,6 +54,18 @@ export function formatRatio(numerator: number, denominator: number, step: Step, 
 /** An order's average fill price (four decimals beyond the tick's), or null before its first fill. */
 export function averagePrice(pair: Pair, filledLots: number, filledNotionalAtoms: number): string | null {
   return filledLots === 0 ? null : formatRatio(filledNotionalAtoms, filledLots * pair.quoteAtomsPerTickLot, pair.tick, 4);
+}
+
+const noGroupJson = ',"twap_id":null,"scale_id":null';
+
+/**
+ * `,"twap_id":…,"scale_id":…` of an order placed for a parent (GroupKind: a TWAP slice, a scale rung); both
+ * null for a client's own order.
+ */
+export function groupJson(groupKind: number, groupId: number): string {
+  if (groupKind === GroupKind.twap) return `,"twap_id":"${groupId}","scale_id":null`;
+  if (groupKind === GroupKind.scale) return `,"twap_id":null,"scale_id":"${groupId}"`;
+  return noGroupJson;
 }
 
 /**

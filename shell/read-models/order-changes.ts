@@ -35,6 +35,9 @@ export class OrderChange {
   updatedAtMs = 0;
   /** The settlement hash of the order's first fill through a (simulated) chain in this batch, or ''. */
   simTxHash = '';
+  /** The parent of a placed order (GroupKind and id). */
+  groupKind = 0;
+  groupId = 0;
 
   reset(orderId: number): void {
     this.orderId = orderId;
@@ -47,6 +50,8 @@ export class OrderChange {
     this.filledNotionalAtoms = 0;
     this.feeAtoms = 0;
     this.simTxHash = '';
+    this.groupKind = 0;
+    this.groupId = 0;
   }
 }
 

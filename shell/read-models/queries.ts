@@ -32,6 +32,9 @@ export interface OrderRow {
   readonly updatedAtMs: number;
   /** The settlement hash of the order's first fill through a (simulated) chain, or ''. */
   readonly simTxHash: string;
+  /** The order's parent: GroupKind (none, TWAP, scale) and its id (0 for none). */
+  readonly groupKind: number;
+  readonly groupId: number;
 }
 
 export interface TradeRow {
@@ -118,7 +121,7 @@ const orderColumns = `order_id AS orderId, user_id AS userId, pair_id AS pairId,
   time_in_force AS timeInForce, post_only AS postOnly, stp AS selfTradePrevention, price_ticks AS priceTicks,
   stop_price_ticks AS stopPriceTicks, quantity_lots AS quantityLots, filled_lots AS filledLots,
   filled_notional_atoms AS filledNotionalAtoms, fee_atoms AS feeAtoms, status, client_order_id AS clientOrderId,
-  created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs, sim_tx_hash AS simTxHash`;
+  created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs, sim_tx_hash AS simTxHash, group_kind AS groupKind, group_id AS groupId`;
 
 const tradeColumns = `trade_id AS tradeId, pair_id AS pairId, mode, price_ticks AS priceTicks, quantity_lots AS quantityLots,
   notional_atoms AS notionalAtoms, taker_side AS takerSide, taker_order_id AS takerOrderId, maker_order_id AS makerOrderId,

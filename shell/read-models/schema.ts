@@ -87,6 +87,11 @@ const migrations: string[] = [
    ALTER TABLE exchange_trades ADD COLUMN chain_id INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE exchange_trades ADD COLUMN tx_hash TEXT NOT NULL DEFAULT '';
    ALTER TABLE exchange_orders ADD COLUMN sim_tx_hash TEXT NOT NULL DEFAULT '';`,
+  // The parent of an order placed by the engine for a TWAP (a slice) or a scale order (a rung): its
+  // GroupKind and id, so that order history can name it. Client orders have 0 and 0.
+  `ALTER TABLE exchange_orders ADD COLUMN group_kind INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE exchange_orders ADD COLUMN group_id INTEGER NOT NULL DEFAULT 0;
+   CREATE INDEX exchange_orders_group ON exchange_orders(group_kind, group_id) WHERE group_kind <> 0;`,
 ];
 
 export function openReadModelDatabase(dataDir: string): Db {

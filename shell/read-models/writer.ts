@@ -54,7 +54,7 @@ export class ReadModelWriter {
     this.saveProgress = db.prepare('UPDATE read_model_progress SET applied_seq = ? WHERE id = 1');
     this.insertOrder = db.prepare(`INSERT INTO exchange_orders (order_id, user_id, pair_id, mode, side, order_type, time_in_force,
       post_only, stp, price_ticks, stop_price_ticks, quantity_lots, filled_lots, filled_notional_atoms, fee_atoms, status,
-      client_order_id, created_at_ms, updated_at_ms, sim_tx_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      client_order_id, created_at_ms, updated_at_ms, sim_tx_hash, group_kind, group_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.updateOrder = db.prepare(`UPDATE exchange_orders SET status = coalesce(?, status), price_ticks = coalesce(?, price_ticks),
       quantity_lots = coalesce(?, quantity_lots), filled_lots = filled_lots + ?, filled_notional_atoms = filled_notional_atoms + ?,
       fee_atoms = fee_atoms + ?, updated_at_ms = ?, sim_tx_hash = CASE WHEN sim_tx_hash = '' THEN ? ELSE sim_tx_hash END WHERE order_id = ?`);
@@ -171,7 +171,7 @@ export class ReadModelWriter {
         return;
       default:
         // Resting changes no status the fills have not set; a rejected order never existed; balances are
-        // not kept here.
+        // not kept here; TWAPs and scale orders are shown through their orders' group ids.
         return;
     }
   }
@@ -194,6 +194,8 @@ export class ReadModelWriter {
     change.status = event.status;
     change.createdAtMs = ts;
     change.updatedAtMs = ts;
+    change.groupKind = event.groupKind;
+    change.groupId = event.groupId;
   }
 
   private traded(event: TradeExecuted, ts: number): void {
@@ -311,6 +313,8 @@ export class ReadModelWriter {
       change.createdAtMs,
       change.updatedAtMs,
       change.simTxHash,
+      change.groupKind,
+      change.groupId,
     );
   }
 

@@ -38,6 +38,8 @@ export interface Book {
   readonly stoppedBySelfTrade: boolean;
   /** Best price of the resting `side`, or `noPrice`. */
   bestPrice(side: Side): number;
+  /** Price levels holding resting orders on `side`. */
+  levelCount(side: Side): number;
   /** Result.ok, or why an order at this price cannot rest (too many price levels). */
   canRest(side: Side, priceTicks: number): ResultCode;
   /** Rests an order at the back of its price level. */

@@ -177,6 +177,11 @@ export class FastBook implements Book {
     return level === nil ? noPrice : this.pool.price[level]!;
   }
 
+  levelCount(side: Side): number {
+    const sorted = this.sideLevels(side);
+    return sorted.length - sorted.empty;
+  }
+
   canRest(side: Side, priceTicks: number): ResultCode {
     const sorted = this.sideLevels(side);
     const level = sorted.byPrice.get(priceTicks);

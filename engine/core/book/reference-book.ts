@@ -52,6 +52,10 @@ export class ReferenceBook implements Book {
     return first === undefined ? noPrice : first.priceTicks;
   }
 
+  levelCount(side: Side): number {
+    return new Set(this.orders(side).map((order) => order.priceTicks)).size;
+  }
+
   canRest(side: Side, priceTicks: number): ResultCode {
     const prices = new Set(this.orders(side).map((order) => order.priceTicks));
     if (prices.has(priceTicks)) return Result.ok;

@@ -3,11 +3,14 @@
  * amends of live orders, crossing limits, market, IOC, FOK and post-only orders, stops, cancel-all,
  * batches, deposits and withdrawals (some to external addresses), self-trades (few users, mixed STP
  * modes), duplicate client ids, venue quotes of AMM pools around the mid (some stale, some malformed),
- * quiet spells after which venues expire, paper accounts opened with starting balances, and a sprinkle
- * of malformed commands. The same seed gives the same stream.
+ * quiet spells after which venues expire, paper accounts opened with starting balances, TWAPs (live and
+ * paper, limit and market slices, some invalid) with their cancels and the runtime's RunTimers as time
+ * moves on, scale orders (some refused whole), and a sprinkle of malformed commands. The same seed gives
+ * the same stream.
  *
  * The generator remembers the orders it placed; given an oracle that knows which are still live, it
- * mostly cancels and amends live ones, as a real client would.
+ * mostly cancels and amends live ones, as a real client would. TWAP slices take order ids inside the
+ * engine, so an oracle that tells the engine's last order id keeps the generator's ids increasing.
  */
 import {
   CommandKind,
@@ -19,7 +22,7 @@ import {
   type OrderRequest,
   type Side,
 } from '../commands.ts';
-import { withdrawAddressCharsMax, withdrawReferenceCharsMax } from '../limits.ts';
+import { scaleOrdersMax, withdrawAddressCharsMax, withdrawReferenceCharsMax } from '../limits.ts';
 import type { Asset, Markets, Pair } from '../units.ts';
 
 /** sfc32: a small, fast, well-tested 32-bit PRNG; the whole stream derives from its seed. */
@@ -68,6 +71,8 @@ export class Prng {
 
 export interface LiveOrderOracle {
   isLive(orderId: number): boolean;
+  /** The engine's last order id: orders the engine placed itself (TWAP slices) used ids the generator must skip. */
+  lastOrderId?(): number;
 }
 
 export interface GeneratorOptions {
@@ -116,6 +121,10 @@ const startPrices: Record<string, number> = { ETH: 3000, BTC: 60000, SOL: 150, D
 const rememberedMax = 4096;
 /** Share of live withdrawals that go to an external address (WithdrawTo) rather than a plain Withdraw. */
 const withdrawToShare = 0.4;
+/** TWAPs remembered for cancels. */
+const rememberedTwapsMax = 64;
+/** The longest time step before a RunTimers: past a TWAP interval or two, so some TWAPs fall behind. */
+const timerStepMsMax = 2_500;
 /** Chain ids of the shell's chain table (1 ethereum, 2 base, 3 arbitrum, 4 solana). */
 const chainIds = [1, 2, 3, 4] as const;
 const solanaChainId = 4;
@@ -134,6 +143,9 @@ export class CommandGenerator {
   private seq = 0;
   private ts: number;
   private nextOrderId = 1;
+  private nextTwapId = 1;
+  private nextScaleId = 1;
+  private readonly twaps: Array<{ twapId: number; userId: number; mode: Mode }> = [];
 
   constructor(private readonly options: GeneratorOptions) {
     this.random = new Prng(options.seed);
@@ -202,7 +214,100 @@ export class CommandGenerator {
     if (roll < 0.985) return this.quoteVenue(state);
     if (roll < 0.987) return this.expireVenues();
     if (roll < 0.989) return this.openPaperAccount(state);
+    if (roll < 0.9915) return this.startTwap(state);
+    if (roll < 0.9925) return this.cancelTwap();
+    if (roll < 0.9965) return this.runTimers();
+    if (roll < 0.9985) return this.placeScale(state);
     return this.place(state, 'rest');
+  }
+
+  /** The next order id: after the generator's last and the engine's (whose TWAP slices take ids too). */
+  private orderId(): number {
+    const engineLast = this.options.oracle?.lastOrderId?.() ?? 0;
+    if (this.nextOrderId <= engineLast) this.nextOrderId = engineLast + 1;
+    return this.nextOrderId++;
+  }
+
+  /**
+   * A TWAP over a few seconds (so that it slices, fills, rolls over and ends within a run), with market
+   * slices or an aggressive or passive limit; about one in twelve is invalid (an interval below the
+   * minimum, fewer lots than slices, a reused id).
+   */
+  private startTwap(state: PairState): Command {
+    const random = this.random;
+    const intervalMs = random.int(1, 3) * 1_000;
+    const durationMs = intervalMs * random.int(1, 5) - random.pick([0, 0, 400]);
+    const slices = Math.ceil(durationMs / intervalMs);
+    const side: Side = random.chance(0.5) ? 0 : 1;
+    const limitRoll = random.next();
+    let limitPriceTicks = 0;
+    if (limitRoll < 0.35) limitPriceTicks = Math.max(1, side === 0 ? state.midTicks + random.int(0, state.spreadTicks * 3) : state.midTicks - random.int(0, state.spreadTicks * 3));
+    else if (limitRoll < 0.5) limitPriceTicks = Math.max(1, side === 0 ? state.midTicks - state.spreadTicks * 20 : state.midTicks + state.spreadTicks * 20);
+    let twapId = this.nextTwapId++;
+    let quantityLots = slices + random.int(0, state.lotsMax);
+    let interval = intervalMs;
+    const invalidRoll = random.next();
+    if (invalidRoll < 0.03) interval = 500;
+    else if (invalidRoll < 0.06) quantityLots = Math.max(1, slices - 1);
+    else if (invalidRoll < 0.08) twapId = Math.max(1, twapId - 3);
+    const userId = random.int(1, this.users);
+    const mode = this.mode();
+    if (this.twaps.length >= rememberedTwapsMax) this.twaps.shift();
+    this.twaps.push({ twapId, userId, mode });
+    return { kind: CommandKind.startTwap, ...this.stamp(), twapId, userId, mode, pairId: state.pair.id, side, quantityLots, limitPriceTicks, durationMs, intervalMs: interval };
+  }
+
+  /** A cancel of a remembered TWAP (often ended already), now and then by somebody else. */
+  private cancelTwap(): Command {
+    const random = this.random;
+    const target = this.twaps.length === 0 ? { twapId: 1, userId: 1, mode: 0 as Mode } : random.pick(this.twaps);
+    const userId = random.chance(0.1) ? (target.userId % this.users) + 1 : target.userId;
+    return { kind: CommandKind.cancelTwap, ...this.stamp(), userId, mode: target.mode, twapId: target.twapId };
+  }
+
+  /** Time moves on (up to a few intervals, now and then past whole windows), then the runtime's timer command. */
+  private runTimers(): Command {
+    this.ts += this.random.chance(0.05) ? 20_000 : this.random.int(0, timerStepMsMax);
+    return { kind: CommandKind.runTimers, ...this.stamp() };
+  }
+
+  /**
+   * A ladder of resting limits of one user on one side, away from the mid; some cross the book (refused
+   * whole: a scale never takes), some are too large for the balance, some have a count out of range.
+   */
+  private placeScale(state: PairState): Command {
+    const random = this.random;
+    const side: Side = random.chance(0.5) ? 0 : 1;
+    const userId = random.int(1, this.users);
+    const mode = this.mode();
+    const invalidRoll = random.next();
+    const count = invalidRoll < 0.04 ? random.pick([1, scaleOrdersMax + 1]) : random.int(2, 8);
+    const crossing = invalidRoll >= 0.04 && invalidRoll < 0.15;
+    const huge = invalidRoll >= 0.15 && invalidRoll < 0.2;
+    const startAway = crossing ? -random.int(state.spreadTicks * 20, state.spreadTicks * 40) : random.int(1, state.spreadTicks * 20);
+    const stepTicks = random.int(1, state.spreadTicks);
+    const orders: OrderRequest[] = [];
+    for (let index = 0; index < count; index++) {
+      const away = startAway + index * stepTicks;
+      const request: OrderRequest = {
+        orderId: this.orderId(),
+        userId,
+        mode,
+        pairId: state.pair.id,
+        side,
+        orderType: OrderType.limit,
+        timeInForce: TimeInForce.gtc,
+        priceTicks: Math.max(1, side === 0 ? state.midTicks - away : state.midTicks + away),
+        stopPriceTicks: 0,
+        quantityLots: huge ? state.lotsMax * 1_000 : random.int(1, Math.max(1, Math.floor(state.lotsMax / 4))),
+        postOnly: false,
+        selfTradePrevention: SelfTradePrevention.cancelTaker,
+        clientOrderId: '',
+      };
+      this.remember(request);
+      orders.push(request);
+    }
+    return { kind: CommandKind.placeScale, ...this.stamp(), scaleId: this.nextScaleId++, orders };
   }
 
   /**
@@ -273,7 +378,7 @@ export class CommandGenerator {
     const passive = side === 0 ? state.midTicks - away : state.midTicks + away;
     const aggressive = side === 0 ? state.midTicks + through : state.midTicks - through;
     const request: OrderRequest = {
-      orderId: this.nextOrderId++,
+      orderId: this.orderId(),
       userId: random.int(1, this.users),
       mode: this.mode(),
       pairId: state.pair.id,
