@@ -1,6 +1,7 @@
 /**
  * bench:engine: throughput of the matching engine on pre-generated command streams, against the
- * nodejs-order-book package on the same stream, and latency at a constant offered rate of 1 M ops/s.
+ * nodejs-order-book package on the same stream, the hybrid mix (the same mix with AMM venue levels on the
+ * pair), the AMM worker's quote time per pool, and latency at a constant offered rate of 1 M ops/s.
  *
  *   npm run bench:engine            a table on stdout
  *   npm run bench:engine -- --json  the table, then one JSON object as the last stdout line
@@ -22,8 +23,10 @@ import type { Command } from '../engine/core/commands.ts';
 import type { BookLevel } from '../engine/core/book/book.ts';
 import { resultCode, type ResultCode } from '../engine/core/results.ts';
 import { stateHash } from '../engine/core/state-hash.ts';
+import { formatPrice, formatQuantity } from '../engine/core/units.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
-import { createBenchEngine, exchangeCoreMix, simpleMix, type PeerOps, type Scenario } from './streams.ts';
+import { benchPairId, createBenchEngine, exchangeCoreMix, hybridMix, midTicks, quoteTickCommands, simpleMix, type PeerOps, type Scenario, type VenueQuoteLevels } from './streams.ts';
+import { hybridVenues, timeWorkerQuotes, type QuoteTimes } from './venues.ts';
 
 const { OrderBook, Side: PeerSide } = obPkg;
 type PeerBook = InstanceType<typeof OrderBook>;
@@ -42,6 +45,8 @@ const peerWarmupCommands = 300_000;
 const pacedWarmupCommands = 300_000;
 /** Offered rate of the latency run: one command every 1 000 ns. */
 const offeredIntervalNs = 1_000;
+/** Timed quotes of each fixture pool (a few milliseconds each). */
+const quoteRounds = 20;
 
 const hrtime = process.hrtime;
 const clockBaseSeconds = hrtime()[0];
@@ -168,7 +173,14 @@ function describe(scenario: Scenario): string {
   if (amends > 0) {
     parts.push(`amend ${pct(amends)} (price ${pct(mix.amendPrice)}, reduce ${pct(mix.amendReduce)}, increase ${pct(mix.amendIncrease)})`);
   }
+  const sweeps = mix.sweepIoc + mix.sweepMarket;
+  if (sweeps > 0) parts.push(`sweeps into venues ${pct(sweeps)} (ioc ${pct(mix.sweepIoc)}, market ${pct(mix.sweepMarket)})`);
+  if (mix.quote > 0) parts.push(`${fmtInt(mix.quote)} venue quotes`);
   parts.push(`${fmtInt(scenario.trades)} trades`);
+  if (scenario.ammFills > 0) {
+    const byPool = [...scenario.ammFillsByVenue].map(([poolId, fills]) => `pool ${poolId} ${fmtInt(fills)}`).join(', ');
+    parts.push(`${fmtInt(scenario.ammFills)} AMM fills (${byPool})`);
+  }
   return parts.join(', ');
 }
 
@@ -347,14 +359,15 @@ function machineJitter(ms: number): Jitter {
  * before the code after the loop has ever run, and that code is given up (deoptimised) when the loop
  * ends, leaving the next call to start unoptimised; on the clock, that start-up would show as a stall.
  */
-function warmUp(): void {
+function warmUp(venues: readonly VenueQuoteLevels[]): void {
   const exchange = exchangeCoreMix({ markets, seed: 901, resting: 10_000, commands: warmupCommands, skipHash: true });
   const simple = simpleMix({ markets, seed: 902, resting: 10_000, commands: warmupCommands, skipHash: true });
+  const hybrid = hybridMix({ markets, seed: 903, resting: 10_000, commands: warmupCommands, skipHash: true, venues });
   for (const length of [1_000, pacedWarmupCommands, pacedWarmupCommands]) {
     const paced = exchange.stream.slice(0, length);
     timePaced(prepare(exchange), paced, new Uint16Array(length), new Float64Array(length), new Float64Array(length));
   }
-  for (const scenario of [exchange, simple]) {
+  for (const scenario of [exchange, simple, hybrid]) {
     for (const length of [1_000, scenario.stream.length]) {
       timeStream(prepare(scenario), scenario.stream.slice(0, length), new Uint16Array(length));
     }
@@ -408,6 +421,41 @@ function simpleVersusPeer(): PeerComparison {
       `final book depth equal to ours (every level, price and lots): ${depthMatches ? 'yes' : 'NO'}`,
   );
   return { oursOpsPerS: ours.opsPerS, peerOpsPerS, peerCommands: simple.stream.length };
+}
+
+/** A venue's best level on the side that faces the book: "ask mid+50 = 3000.50 for 163.4307 ETH". */
+function venueTouch(venue: VenueQuoteLevels): string {
+  const pair = markets.pairById(benchPairId)!;
+  const { askPriceTicks, askLots, bidPriceTicks, bidLots } = venue.levels;
+  const asks = askPriceTicks[0]! - midTicks < midTicks - bidPriceTicks[0]!;
+  const [side, priceTicks, lots] = asks ? ['ask', askPriceTicks[0]!, askLots[0]!] : ['bid', bidPriceTicks[0]!, bidLots[0]!];
+  const gap = priceTicks - midTicks;
+  return (
+    `pool ${venue.poolId} (chain ${venue.chainId}, ${venue.venue}): best ${side} mid${gap < 0 ? '' : '+'}${gap} = ` +
+    `${formatPrice(priceTicks, pair)} for ${formatQuantity(lots, pair)} ${pair.base.symbol}, ${bidPriceTicks.length} bid and ${askPriceTicks.length} ask levels`
+  );
+}
+
+/**
+ * The hybrid mix at 10 k resting: the exchange-core mix with the fixture pools' levels on the pair (see
+ * streams.ts and venues.ts), timed like the CLOB-only rows; its ops/s next to the CLOB-only mix's.
+ */
+function hybridThroughput(venues: readonly VenueQuoteLevels[]): { opsPerS: number; ammFills: number } {
+  const scenario = hybridMix({ markets, seed: 14, resting: 10_000, commands: engineCommands, venues });
+  log(`  hybrid mix venues (fixture pools moved next to the mid, quoted with the AMM worker's settings; re-quoted at ticks every ${fmtInt(quoteTickCommands)} commands):`);
+  for (const venue of venues) log(`    ${venueTouch(venue)}`);
+  const { opsPerS } = runOurs(`hybrid mix, 10,000 resting, ${venues.length} venues`, scenario);
+  return { opsPerS, ammFills: scenario.ammFills };
+}
+
+/** The AMM worker's quote computation per fixture pool (quoteDepth with the worker's settings). */
+function quoteTiming(): QuoteTimes {
+  settle();
+  const times = timeWorkerQuotes(markets, quoteRounds);
+  const each = times.pools.map((pool) => `${pool.poolId} ${pool.pair} ${fmtInt(pool.microseconds)}`).join(', ');
+  log(`AMM worker quote (quoteDepth, ${times.pools.length} fixture pools, ${times.rounds} timed quotes each): ${fmtInt(times.microsecondsPerPool)} us per pool on average`);
+  log(`  by pool (id, pair, us): ${each}`);
+  return times;
 }
 
 interface Latency {
@@ -489,14 +537,20 @@ function main(): void {
   log(`bench:engine - node ${process.version}, ${os.platform()} ${os.arch()}, ${cpus[0]?.model ?? 'unknown cpu'} x${cpus.length}, nodejs-order-book ${peerVersion()}`);
   log(`All figures are from one run on this machine (one thread; load average ${os.loadavg()[0]!.toFixed(2)} at start); expect some noise between runs.`);
   log();
+  const venues = hybridVenues(markets);
   log('warm-up ...');
-  warmUp();
+  warmUp(venues);
   log();
   log('throughput (commands / seconds of the timed loop):');
   const exchange = exchangeThroughput();
   const peer = simpleVersusPeer();
   const ratio = peer.oursOpsPerS / peer.peerOpsPerS;
   log(`  ratio ours / peer on the simple mix: ${ratio.toFixed(1)}x`);
+  const hybrid = hybridThroughput(venues);
+  const hybridRatio = hybrid.opsPerS / exchange.get(10_000)!;
+  log(`  ratio hybrid / exchange-core mix at 10,000 resting: ${hybridRatio.toFixed(2)}`);
+  log();
+  const quotes = quoteTiming();
   log();
   const latency = pacedLatency();
   log();
@@ -510,6 +564,8 @@ function main(): void {
     );
   }
   log(`${pad('ratio ours / nodejs-order-book (simple mix)', 50)}${pad(ratio.toFixed(1) + 'x', 53, true)}`);
+  log(`${pad('ratio hybrid / exchange-core mix (10,000 resting)', 50)}${pad(hybridRatio.toFixed(2), 53, true)}`);
+  log(`${pad('AMM worker quote per pool (fixture pools), us', 50)}${pad(fmtInt(quotes.microsecondsPerPool), 53, true)}`);
   log(`${pad('latency at 1 M ops/s offered: p50 / p99 / p99.9 us', 50)}${pad(`${latency.p50.toFixed(2)} / ${latency.p99.toFixed(2)} / ${latency.p999.toFixed(2)}`, 53, true)}`);
   log();
 
@@ -522,6 +578,7 @@ function main(): void {
   log(`  >= 20x nodejs-order-book on the same stream: ${ratio.toFixed(1)}x - ${met(ratio >= 20)}`);
   log(`  1M resting within 1.5x of 1k resting: 1k / 1M = ${(ops1k / ops1m).toFixed(2)} - ${met(ops1k / ops1m <= 1.5)}`);
   log(`  p99 <= 2 us at 1 M ops/s offered: ${latency.p99.toFixed(3)} us - ${met(latency.p99 <= 2)}`);
+  log(`  hybrid mix within 2x of the CLOB-only mix (10k resting): hybrid / CLOB = ${hybridRatio.toFixed(2)} - ${met(hybridRatio >= 0.5)}`);
   log(`total bench time ${((clockNs() - started) / 1e9).toFixed(1)} s`);
 
   if (json) {
@@ -548,6 +605,10 @@ function main(): void {
         engine_timed_runs: timedRuns,
         peer_commands: peer.peerCommands,
         latency_commands: latency.commands,
+        hybrid_ops_per_s: Math.round(hybrid.opsPerS),
+        hybrid_vs_clob: round(hybridRatio, 3),
+        hybrid_amm_fills: hybrid.ammFills,
+        quote_us_per_pool: round(quotes.microsecondsPerPool, 0),
       }),
     );
   }

@@ -8,7 +8,8 @@
  * work the oracle did, which the benchmark checks (same result codes, same state hash).
  *
  * Everything trades on one pair (ETH/USDC, id 1) in live mode, with self-trade prevention off so that the
- * same stream means the same thing to the peer book, which has no accounts.
+ * same stream means the same thing to the peer book, which has no accounts. The hybrid mix adds outside
+ * venues (AMM pools) to that pair: their levels come from bench/venues.ts, and the stream re-quotes them.
  */
 import { Engine } from '../engine/core/engine.ts';
 import {
@@ -21,14 +22,17 @@ import {
   type Deposit,
   type PlaceOrder,
   type AmendOrder,
+  type QuoteVenue,
   type Side,
 } from '../engine/core/commands.ts';
 import { EventKind, type EngineEvent, type EventSink } from '../engine/core/events.ts';
 import { noPrice } from '../engine/core/book/book.ts';
+import { noAccount } from '../engine/core/ledger.ts';
 import { Prng } from '../engine/core/sim/generator.ts';
 import { stateHash } from '../engine/core/state-hash.ts';
 import type { ResultCode } from '../engine/core/results.ts';
 import type { Markets } from '../engine/core/units.ts';
+import type { DepthLevels } from '../engine/amm/depth.ts';
 
 /** ETH/USDC: tick 0.01 USDC, lot 0.0001 ETH. */
 export const benchPairId = 1;
@@ -69,7 +73,12 @@ class Stamper {
   seq = 0;
   nextOrderId = 1;
 
-  place(userId: number, side: Side, timeInForce: TimeInForce, priceTicks: number, quantityLots: number): PlaceOrder {
+  /** The time the next command will carry: the stream's clock advances one millisecond per command. */
+  nextTs(): number {
+    return startTs + this.seq + 1;
+  }
+
+  place(userId: number, side: Side, timeInForce: TimeInForce, priceTicks: number, quantityLots: number, orderType: OrderType = OrderType.limit): PlaceOrder {
     const seq = ++this.seq;
     // One literal shape for every placement, so the engine's property loads stay monomorphic.
     return {
@@ -81,7 +90,7 @@ class Stamper {
       mode: 0,
       pairId: benchPairId,
       side,
-      orderType: OrderType.limit,
+      orderType,
       timeInForce,
       priceTicks,
       stopPriceTicks: 0,
@@ -106,6 +115,28 @@ class Stamper {
     const seq = ++this.seq;
     return { kind: CommandKind.deposit, seq, ts: startTs + seq, userId, mode: 0, assetId, amountAtoms };
   }
+
+  /**
+   * A venue's quote, as amm-manager.ts journals a worker's: the pool's levels with its next version. The
+   * level arrays are the venue's own, shared by all its quotes (the engine only reads them).
+   */
+  quote(venue: VenueQuoteLevels, version: number): QuoteVenue {
+    const seq = ++this.seq;
+    const levels = venue.levels;
+    return {
+      kind: CommandKind.quoteVenue,
+      seq,
+      ts: startTs + seq,
+      pairId: benchPairId,
+      poolId: venue.poolId,
+      chainId: venue.chainId,
+      version,
+      bidPriceTicks: levels.bidPriceTicks,
+      bidLots: levels.bidLots,
+      askPriceTicks: levels.askPriceTicks,
+      askLots: levels.askLots,
+    };
+  }
 }
 
 /**
@@ -116,6 +147,9 @@ class Stamper {
 class LiveOrders implements EventSink {
   count = 0;
   trades = 0;
+  /** AMM fills (fills of our takers against venue levels), in all and by venue (pool id). */
+  ammFills = 0;
+  readonly ammFillsByVenue = new Map<number, number>();
   private ids: Int32Array;
   /** Position in `ids` by order id; -1 when not live. */
   private position: Int32Array;
@@ -167,6 +201,15 @@ class LiveOrders implements EventSink {
           else this.remaining[event.takerOrderId] = event.takerRemainingLots;
         }
         break;
+      case EventKind.ammFill:
+        this.ammFills++;
+        this.ammFillsByVenue.set(event.venueId, (this.ammFillsByVenue.get(event.venueId) ?? 0) + 1);
+        // As for a trade: only an amended order can be live while it takes.
+        if (this.isLive(event.orderId)) {
+          if (event.remainingLots === 0) this.remove(event.orderId);
+          else this.remaining[event.orderId] = event.remainingLots;
+        }
+        break;
       case EventKind.orderAmended:
         this.price[event.orderId] = event.priceTicks;
         this.total[event.orderId] = event.quantityLots;
@@ -216,6 +259,20 @@ export interface MixCounts {
   amendPrice: number;
   amendReduce: number;
   amendIncrease: number;
+  /** Hybrid mix: takers sized to sweep into the venues' levels, as IOC limits or market orders. */
+  sweepIoc: number;
+  sweepMarket: number;
+  /** Hybrid mix: venue re-quotes (QuoteVenue) in the stream. */
+  quote: number;
+}
+
+/** One venue's levels as a worker quoted them (bench/venues.ts makes them from the fixture pools). */
+export interface VenueQuoteLevels {
+  readonly poolId: number;
+  readonly chainId: number;
+  /** Who runs the pool, for the report. */
+  readonly venue: string;
+  readonly levels: DepthLevels;
 }
 
 /** The peer book's translation of a simple-mix command: a limit placement or a cancel. */
@@ -247,6 +304,9 @@ export interface Scenario {
   readonly restingAfterStream: number;
   /** Trades the stream made in the oracle. */
   readonly trades: number;
+  /** Fills of the stream's takers against venue levels in the oracle (AmmFill events), in all and by pool id. */
+  readonly ammFills: number;
+  readonly ammFillsByVenue: ReadonlyMap<number, number>;
   readonly mix: MixCounts;
   /** Set for the simple mix: the same setup orders and stream for the peer book. */
   readonly peerSetup?: PeerOps;
@@ -308,7 +368,7 @@ function prepareOracle(markets: Markets, setup: readonly Command[], live: LiveOr
 }
 
 function emptyMix(): MixCounts {
-  return { gtc: 0, crossingGtc: 0, ioc: 0, cancel: 0, amendPrice: 0, amendReduce: 0, amendIncrease: 0 };
+  return { gtc: 0, crossingGtc: 0, ioc: 0, cancel: 0, amendPrice: 0, amendReduce: 0, amendIncrease: 0, sweepIoc: 0, sweepMarket: 0, quote: 0 };
 }
 
 /** The target band: place instead of cancel below it, cancel instead of place above it. */
@@ -353,10 +413,50 @@ function assertPairZero(markets: Markets): void {
  * placement becomes a cancel when the book is above the band and a cancel becomes a placement below it.
  */
 export function exchangeCoreMix(options: StreamOptions): Scenario {
+  return exchangeCoreStream(options, null);
+}
+
+export interface HybridOptions extends StreamOptions {
+  /** The venues on the bench's pair, quoted at the end of the setup and re-quoted by the stream. */
+  readonly venues: readonly VenueQuoteLevels[];
+}
+
+/**
+ * The hybrid mix: the exchange-core mix on a pair that also has AMM venue levels. The setup ends with a
+ * quote of every venue; in the stream a fifth of the takers (crossing GTC and IOC limits) are sweeps that
+ * take the resting orders in front of the best venue level and go on into it, as IOC limits or market
+ * orders, and the venues are re-quoted at quote ticks as their worker would (see VenueFeed). The other
+ * takers fill against a venue too whenever its level is the best price of its side, which on this thin-
+ * topped book is often. Fails when the oracle saw no AMM fill: such a stream would time the CLOB alone
+ * under the hybrid's name.
+ */
+export function hybridMix(options: HybridOptions): Scenario {
+  if (options.venues.length === 0) throw new Error('the hybrid mix needs venues');
+  const scenario = exchangeCoreStream(options, new VenueFeed(options.venues));
+  if (scenario.ammFills === 0) throw new Error('the hybrid mix made no AMM fill in the oracle: its sweeps never reached a venue level');
+  return { ...scenario, name: 'hybrid mix' };
+}
+
+/** What the exchange-core mix draws each command from. */
+interface MixState {
+  readonly random: Prng;
+  readonly stamper: Stamper;
+  readonly live: LiveOrders;
+  readonly oracle: Engine;
+  readonly mix: MixCounts;
+  readonly low: number;
+  readonly high: number;
+  /** Whether a fifth of the takers sweep into the venues (the hybrid mix). */
+  readonly sweeps: boolean;
+}
+
+/** The exchange-core mix, with venues when `feed` is given (the hybrid mix). */
+function exchangeCoreStream(options: StreamOptions, feed: VenueFeed | null): Scenario {
   assertPairZero(options.markets);
   const random = new Prng(options.seed);
   const stamper = new Stamper();
   const { setup } = buildSetup(stamper, random, options.resting);
+  if (feed !== null) setup.push(...feed.quoteAll(stamper));
   const live = new LiveOrders(options.resting + options.commands + 1);
   const oracle = prepareOracle(options.markets, setup, live);
   const restingAfterSetup = oracle.contexts[0]!.book.orderCount;
@@ -364,53 +464,16 @@ export function exchangeCoreMix(options: StreamOptions): Scenario {
   const stream: Command[] = new Array<Command>(options.commands);
   const expected = new Uint16Array(options.commands);
   const mix = emptyMix();
+  const state: MixState = { random, stamper, live, oracle, mix, low, high, sweeps: feed !== null };
   const tradesBefore = live.trades;
+  // The worker's heartbeat, as amm-manager.ts sets it: a third of the engine's quote lifetime.
+  const heartbeatMs = Math.floor(oracle.settings.venueQuoteLifetimeMs / 3);
 
   for (let index = 0; index < options.commands; index++) {
-    const roll = random.next();
-    let kind = roll < 0.09 ? 0 : roll < 0.12 ? 1 : roll < 0.18 ? 2 : 3;
-    if (kind === 0 && live.count > high) kind = 2;
-    else if (kind === 2 && live.count < low) kind = 0;
-    if (live.count === 0 && kind >= 2) kind = 0;
-
-    let command: Command;
-    if (kind === 0) {
-      const side: Side = random.chance(0.5) ? 0 : 1;
-      const crossing = random.chance(0.1);
-      const price = crossing ? crossingPrice(oracle, random, side, 2) : passivePrice(random, side);
-      if (crossing) mix.crossingGtc++;
-      else mix.gtc++;
-      const place = stamper.place(random.int(1, userCount), side, TimeInForce.gtc, price, random.int(1, lotsMax));
-      live.register(place);
-      command = place;
-    } else if (kind === 1) {
-      const side: Side = random.chance(0.5) ? 0 : 1;
-      const place = stamper.place(random.int(1, userCount), side, TimeInForce.ioc, crossingPrice(oracle, random, side, 2), random.int(1, lotsMax));
-      live.register(place);
-      mix.ioc++;
-      command = place;
-    } else if (kind === 2) {
-      const orderId = live.pick(random);
-      mix.cancel++;
-      command = stamper.cancel(live.user[orderId]!, orderId);
-    } else {
-      const orderId = live.pick(random);
-      const userId = live.user[orderId]!;
-      const remaining = live.remaining[orderId]!;
-      const total = live.total[orderId]!;
-      const roll2 = random.next();
-      if (roll2 < 0.9) {
-        mix.amendPrice++;
-        command = stamper.amend(userId, orderId, movedPrice(random, live.side[orderId] as Side, live.price[orderId]!), 0);
-      } else if (roll2 < 0.95 && remaining >= 2) {
-        // The new quantity is the total including the filled part; half of what is left goes.
-        mix.amendReduce++;
-        command = stamper.amend(userId, orderId, 0, total - Math.floor(remaining / 2));
-      } else {
-        mix.amendIncrease++;
-        command = stamper.amend(userId, orderId, 0, total + random.int(1, 10));
-      }
-    }
+    if (feed !== null && index % quoteTickCommands === 0) feed.tick(stamper.nextTs(), heartbeatMs, live);
+    const quote = feed === null ? null : feed.next(stamper);
+    if (quote !== null) mix.quote++;
+    const command = quote ?? exchangeCoreCommand(state);
     stream[index] = command;
     applyToOracle(oracle, command, expected, index);
   }
@@ -425,8 +488,154 @@ export function exchangeCoreMix(options: StreamOptions): Scenario {
     restingAfterSetup,
     restingAfterStream: oracle.contexts[0]!.book.orderCount,
     trades: live.trades - tradesBefore,
+    ammFills: live.ammFills,
+    ammFillsByVenue: live.ammFillsByVenue,
     mix,
   };
+}
+
+/** One command of the exchange-core mix, drawn against the oracle's current state. */
+function exchangeCoreCommand(state: MixState): Command {
+  const { random, stamper, live, oracle, mix } = state;
+  const roll = random.next();
+  let kind = roll < 0.09 ? 0 : roll < 0.12 ? 1 : roll < 0.18 ? 2 : 3;
+  if (kind === 0 && live.count > state.high) kind = 2;
+  else if (kind === 2 && live.count < state.low) kind = 0;
+  if (live.count === 0 && kind >= 2) kind = 0;
+
+  if (kind === 0) {
+    const side: Side = random.chance(0.5) ? 0 : 1;
+    const crossing = random.chance(0.1);
+    if (crossing && state.sweeps && random.chance(sweepShare)) return sweepOrder(state, side);
+    const price = crossing ? crossingPrice(oracle, random, side, 2) : passivePrice(random, side);
+    if (crossing) mix.crossingGtc++;
+    else mix.gtc++;
+    const place = stamper.place(random.int(1, userCount), side, TimeInForce.gtc, price, random.int(1, lotsMax));
+    live.register(place);
+    return place;
+  }
+  if (kind === 1) {
+    const side: Side = random.chance(0.5) ? 0 : 1;
+    if (state.sweeps && random.chance(sweepShare)) return sweepOrder(state, side);
+    const place = stamper.place(random.int(1, userCount), side, TimeInForce.ioc, crossingPrice(oracle, random, side, 2), random.int(1, lotsMax));
+    live.register(place);
+    mix.ioc++;
+    return place;
+  }
+  const orderId = live.pick(random);
+  const userId = live.user[orderId]!;
+  if (kind === 2) {
+    mix.cancel++;
+    return stamper.cancel(userId, orderId);
+  }
+  const remaining = live.remaining[orderId]!;
+  const total = live.total[orderId]!;
+  const roll2 = random.next();
+  if (roll2 < 0.9) {
+    mix.amendPrice++;
+    return stamper.amend(userId, orderId, movedPrice(random, live.side[orderId] as Side, live.price[orderId]!), 0);
+  }
+  if (roll2 < 0.95 && remaining >= 2) {
+    // The new quantity is the total including the filled part; half of what is left goes.
+    mix.amendReduce++;
+    return stamper.amend(userId, orderId, 0, total - Math.floor(remaining / 2));
+  }
+  mix.amendIncrease++;
+  return stamper.amend(userId, orderId, 0, total + random.int(1, 10));
+}
+
+// -------------------------------------------------------------------------------------------------
+// The hybrid mix's venues
+
+/** The share of the hybrid mix's takers (crossing GTC and IOC limits) that are sweeps into the venues. */
+const sweepShare = 0.2;
+/**
+ * What a sweep takes from the venues once the resting orders in front of them are gone: 1 to this many
+ * lots (up to 0.2 ETH). Far less than a venue's first level holds (7 to 160 ETH with the worker's 12 bp
+ * levels), so a sweep ends in that level, and the levels the sweeps take between two quote ticks are a
+ * small part of it.
+ */
+const sweepVenueLotsMax = 2_000;
+
+/**
+ * A taker that sweeps into the venues: its size is every resting lot at or better than the best fresh venue
+ * level of the side it takes from, plus 1 to `sweepVenueLotsMax` lots of that level; half are IOC limits
+ * priced at that level, half market orders (which the engine bounds by its market band).
+ */
+function sweepOrder(state: MixState, side: Side): PlaceOrder {
+  const { random, stamper, oracle, mix } = state;
+  const from: Side = side === 0 ? 1 : 0;
+  const cutoffMs = stamper.nextTs() - oracle.settings.venueQuoteLifetimeMs;
+  const venuePrice = oracle.venues[0]!.bestPrice(from, cutoffMs);
+  if (venuePrice === noPrice) throw new Error(`no fresh venue level to sweep into on side ${from}`);
+  const book = oracle.contexts[0]!.book;
+  const bookLots = book.fillableLots(side, venuePrice, Number.MAX_SAFE_INTEGER, noAccount, SelfTradePrevention.none);
+  const lots = bookLots + random.int(1, sweepVenueLotsMax);
+  const market = random.chance(0.5);
+  if (market) mix.sweepMarket++;
+  else mix.sweepIoc++;
+  const place = stamper.place(random.int(1, userCount), side, TimeInForce.ioc, market ? 0 : venuePrice, lots, market ? OrderType.market : OrderType.limit);
+  state.live.register(place);
+  return place;
+}
+
+/**
+ * Commands between two quote ticks of the hybrid mix. The AMM worker quotes every 500 ms (its default
+ * interval), but the stream's clock runs at one millisecond per command, a thousand times slower than the
+ * engine applies them; ticks on that clock would send a quote every 125 commands (four pools), far more
+ * than a worker does. So the interval counts commands instead: every 5 000 commands is every 2.5-5 ms of
+ * engine time at the 1-2 M commands per second measured here, a hundred times the worker's rate, which
+ * keeps the figure on the safe side. The heartbeat does follow the journaled clock, so no venue expires.
+ */
+export const quoteTickCommands = 5_000;
+
+/**
+ * The venues' side of the hybrid stream, standing in for their workers: every venue is quoted once at the
+ * end of the setup; at each quote tick the venues that our takers filled against since their last quote
+ * (their pools moved) or that have been quiet for a heartbeat are queued, and the queued quotes go into the
+ * stream one per command, each with the venue's next version. A re-quote sends the venue's levels as first
+ * quoted: between ticks the outside market (arbitrage) is taken to bring the pool back to its price, so
+ * the levels the sweeps consumed come back; the engine does the same work for a quote either way.
+ */
+class VenueFeed {
+  private readonly versions: number[];
+  private readonly quotedAtMs: number[];
+  /** The venue's AMM fills in the oracle at the tick that last queued its quote. */
+  private readonly fillsAtQuote: number[];
+  private readonly queue: number[] = [];
+
+  constructor(private readonly venues: readonly VenueQuoteLevels[]) {
+    this.versions = venues.map(() => 0);
+    this.quotedAtMs = venues.map(() => 0);
+    this.fillsAtQuote = venues.map(() => 0);
+  }
+
+  /** The first quote of every venue. */
+  quoteAll(stamper: Stamper): QuoteVenue[] {
+    return this.venues.map((_, index) => this.quote(stamper, index));
+  }
+
+  /** A quote tick at `nowMs`: queues the venues the worker would quote now. */
+  tick(nowMs: number, heartbeatMs: number, live: LiveOrders): void {
+    for (let index = 0; index < this.venues.length; index++) {
+      const fills = live.ammFillsByVenue.get(this.venues[index]!.poolId) ?? 0;
+      if (fills === this.fillsAtQuote[index] && nowMs - this.quotedAtMs[index]! < heartbeatMs) continue;
+      this.fillsAtQuote[index] = fills;
+      this.queue.push(index);
+    }
+  }
+
+  /** The next queued quote, or null. */
+  next(stamper: Stamper): QuoteVenue | null {
+    const index = this.queue.shift();
+    return index === undefined ? null : this.quote(stamper, index);
+  }
+
+  private quote(stamper: Stamper, index: number): QuoteVenue {
+    const command = stamper.quote(this.venues[index]!, ++this.versions[index]!);
+    this.quotedAtMs[index] = command.ts;
+    return command;
+  }
 }
 
 function newPeerOps(count: number): PeerOps {
@@ -524,6 +733,8 @@ export function simpleMix(options: StreamOptions): Scenario {
     restingAfterSetup,
     restingAfterStream: oracle.contexts[0]!.book.orderCount,
     trades: live.trades - tradesBefore,
+    ammFills: live.ammFills,
+    ammFillsByVenue: live.ammFillsByVenue,
     mix,
     peerSetup,
     peerStream,

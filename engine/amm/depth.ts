@@ -238,6 +238,29 @@ export function depthMarketOf(pool: PoolState, tickSize: string, lotSize: string
   };
 }
 
+/** How a worker shapes a pool's levels: how many a side, each `levelStepBps` of the pool's price wide, within a band. */
+export interface DepthShape {
+  readonly levelsPerSide: number;
+  readonly levelStepBps: number;
+  readonly bandBps: number;
+}
+
+/**
+ * The pool's price in ticks of `market`, as a float: it only sizes a level's step (the levels themselves
+ * are exact), so the rounding of a float is harmless here.
+ */
+export function poolPriceTicks(pool: PoolState, market: DepthMarket): number {
+  const price = poolPrice(pool);
+  const unitPrice = (Number(price.quoteAtoms) / Number(price.baseAtoms)) * 10 ** (market.baseDecimals - market.quoteDecimals);
+  return unitPrice / Number(market.tickSize);
+}
+
+/** The depth options to quote `pool` with now: the shape's level width at the pool's price, in whole ticks (at least one). */
+export function depthOptionsOf(pool: PoolState, market: DepthMarket, shape: DepthShape): DepthOptions {
+  const levelStepTicks = Math.max(1, Math.round((poolPriceTicks(pool, market) * shape.levelStepBps) / 10_000));
+  return { levelsPerSide: shape.levelsPerSide, levelStepTicks, bandBps: shape.bandBps };
+}
+
 /** What a worker learns from timing its quotes: how many, how long in all, and per quote. */
 export interface QuoteTiming {
   readonly quotes: number;

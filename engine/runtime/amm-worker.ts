@@ -10,8 +10,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Side } from '../core/commands.ts';
-import { depthMarketOf, quoteDepth, type DepthLevels, type DepthMarket } from '../amm/depth.ts';
-import { applyFill, baseDecimalsOf, poolPrice, quoteDecimalsOf, simulateFlow, type PoolState } from '../amm/pool.ts';
+import { depthMarketOf, depthOptionsOf, quoteDepth, type DepthLevels, type DepthMarket } from '../amm/depth.ts';
+import { applyFill, simulateFlow, type PoolState } from '../amm/pool.ts';
 import { seededRandom } from '../amm/random.ts';
 
 export interface AmmWorkerInput {
@@ -36,7 +36,6 @@ export type FromAmmWorker = { readonly type: 'quote'; readonly poolId: number; r
 interface Held {
   pool: PoolState;
   readonly market: DepthMarket;
-  readonly tickSize: number;
   /** Something moved it since its last quote. */
   dirty: boolean;
   lastQuotedMs: number;
@@ -49,20 +48,13 @@ const held = new Map<number, Held>();
 for (const pool of input.pools) {
   const grid = input.grids[pool.pair];
   if (grid === undefined) throw new Error(`pool ${pool.poolId}: no engine pair ${pool.pair}`);
-  held.set(pool.poolId, { pool, market: depthMarketOf(pool, grid.tickSize, grid.lotSize), tickSize: Number(grid.tickSize), dirty: true, lastQuotedMs: 0 });
-}
-
-/** The pool's price in quote units per base unit (a float: it only sizes the levels' step). */
-function unitPrice(pool: PoolState): number {
-  const price = poolPrice(pool);
-  return (Number(price.quoteAtoms) / Number(price.baseAtoms)) * 10 ** (baseDecimalsOf(pool) - quoteDecimalsOf(pool));
+  held.set(pool.poolId, { pool, market: depthMarketOf(pool, grid.tickSize, grid.lotSize), dirty: true, lastQuotedMs: 0 });
 }
 
 function quote(entry: Held, nowMs: number): void {
-  const priceTicks = unitPrice(entry.pool) / entry.tickSize;
-  const levelStepTicks = Math.max(1, Math.round((priceTicks * input.levelStepBps) / 10_000));
+  const options = depthOptionsOf(entry.pool, entry.market, input);
   const startedMs = performance.now();
-  const levels = quoteDepth(entry.pool, entry.market, { levelsPerSide: input.levelsPerSide, levelStepTicks, bandBps: input.bandBps });
+  const levels = quoteDepth(entry.pool, entry.market, options);
   const quoteUs = Math.round((performance.now() - startedMs) * 1000);
   entry.dirty = false;
   entry.lastQuotedMs = nowMs;
