@@ -10,7 +10,7 @@
 import { isqrt, uint128Max, type InitializedTick } from './math.ts';
 import { getTickAtSqrtRatio, maxSqrtRatio, maxTick, minSqrtRatio, minTick } from './v3.ts';
 import { maxSqrtPrice, maxTickIndex, minSqrtPrice, minTickIndex, sqrtPriceToTickIndex } from './whirlpool.ts';
-import { ChainId, type AtomPrice, type ClmmPoolState, type PoolIdentity, type PoolKind, type PoolState, type V2PoolState, type V3PoolState } from './pool.ts';
+import { ChainId, type AtomPrice, type ClmmPoolState, type PoolIdentity, type PoolKind, type PoolState, type V3PoolState } from './pool.ts';
 
 export class PoolFixtureError extends Error {
   override readonly name = 'PoolFixtureError';

@@ -42,6 +42,11 @@ export const TimeInForce = { gtc: 0, ioc: 1, fok: 2 } as const;
 export type TimeInForce = (typeof TimeInForce)[keyof typeof TimeInForce];
 export const timeInForceNames = ['GTC', 'IOC', 'FOK'] as const;
 
+/** The time in force an order runs with: market kinds always run immediate-or-cancel, whatever was asked. */
+export function effectiveTimeInForce(orderType: OrderType, requested: TimeInForce): TimeInForce {
+  return orderType === OrderType.market || orderType === OrderType.stopMarket ? TimeInForce.ioc : requested;
+}
+
 /** Self-trade prevention: what happens when a taker meets a resting order of its own account. */
 export const SelfTradePrevention = { cancelTaker: 0, cancelMaker: 1, cancelBoth: 2, none: 3 } as const;
 export type SelfTradePrevention = (typeof SelfTradePrevention)[keyof typeof SelfTradePrevention];

@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CommandKind, type Command } from './commands.ts';
+import { CommandKind } from './commands.ts';
 import { Engine } from './engine.ts';
 import { CollectingSink, EventKind, type EngineEvent } from './events.ts';
 import { ReferenceBookFactory } from './book/reference-book.ts';

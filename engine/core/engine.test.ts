@@ -17,6 +17,7 @@ import { withdrawAddressCharsMax, withdrawReferenceCharsMax } from './limits.ts'
 import { noSlot } from './order-store.ts';
 import { Result, resultCode } from './results.ts';
 import { stateHash } from './state-hash.ts';
+import { orderRequest } from './sim/order-request.ts';
 import { loadMarkets } from '../runtime/markets.ts';
 
 const markets = loadMarkets();
@@ -54,21 +55,7 @@ class Harness {
   }
 
   request(fields: Partial<OrderRequest> & { userId: number }): OrderRequest {
-    return {
-      orderId: ++this.orderId,
-      mode: 0,
-      pairId: eth.id,
-      side: 0,
-      orderType: OrderType.limit,
-      timeInForce: TimeInForce.gtc,
-      priceTicks: 300_000,
-      stopPriceTicks: 0,
-      quantityLots: oneEthLots,
-      postOnly: false,
-      selfTradePrevention: SelfTradePrevention.cancelTaker,
-      clientOrderId: '',
-      ...fields,
-    };
+    return orderRequest({ orderId: ++this.orderId, pairId: eth.id, priceTicks: 300_000, quantityLots: oneEthLots, ...fields });
   }
 
   /** Places an order; returns its id and the result. */

@@ -31,6 +31,7 @@ import { IntMap, missing } from './int-map.ts';
 import {
   CommandKind,
   GroupKind,
+  effectiveTimeInForce,
   Mode,
   OrderType,
   SelfTradePrevention,
@@ -217,8 +218,6 @@ export class Engine implements MatchHandler {
   private nowMs = 0;
   private readonly liveVenueLevels = new LiveVenueLevels();
   private readonly paperVirtual = new VirtualLevels();
-  /** The outside source of the taker being matched (null while it takes only from its own book). */
-  private takerSource: VirtualSource | null = null;
   /** Live trades of the command being applied, for resting paper orders: pair index, price, lots. */
   private readonly printPairs: number[] = [];
   private readonly printPrices: number[] = [];
@@ -682,8 +681,8 @@ export class Engine implements MatchHandler {
       if (stopPriceTicks === 0) return Result.stopPriceRequired;
       if (!validTicks(stopPriceTicks, pair)) return Result.priceOutOfRange;
     }
-    // Market kinds always behave as immediate-or-cancel; post-only is only meaningful for a resting limit.
-    const timeInForce = isMarketKind ? TimeInForce.ioc : request.timeInForce;
+    // Post-only is only meaningful for a resting limit.
+    const timeInForce = effectiveTimeInForce(orderType, request.timeInForce);
     if (request.postOnly && (orderType !== OrderType.limit || timeInForce !== TimeInForce.gtc)) {
       return Result.invalidOrderOptions;
     }
@@ -926,7 +925,6 @@ export class Engine implements MatchHandler {
 
     this.takerSlot = slot;
     this.takerContext = context;
-    this.takerSource = source;
     let filledLots = 0;
     for (;;) {
       const outsidePrice = source === null ? noPrice : source.bestPrice();
@@ -938,7 +936,6 @@ export class Engine implements MatchHandler {
       if (filledLots === wantedLots) break;
     }
     this.takerSlot = noSlot;
-    this.takerSource = null;
 
     if (filledLots === wantedLots) {
       this.finishFilled(slot);
@@ -987,11 +984,10 @@ export class Engine implements MatchHandler {
 
   /** Best price on `side` of the context's book and its outside liquidity together, or `noPrice`. */
   private hybridBest(context: BookContext, side: Side): number {
-    const better = (a: number, b: number): number => (a === noPrice ? b : b === noPrice ? a : side === 0 ? Math.max(a, b) : Math.min(a, b));
     if (context.mode === Mode.paper && !this.paperSeesLiveBook) return context.book.bestPrice(side);
     const venuesBest = this.venues[context.pair.index]!.bestPrice(side, this.venueCutoffMs());
-    let best = better(context.book.bestPrice(side), venuesBest);
-    if (context.mode === Mode.paper) best = better(best, this.contexts[context.pair.index * 2]!.book.bestPrice(side));
+    let best = betterPrice(side, context.book.bestPrice(side), venuesBest);
+    if (context.mode === Mode.paper) best = betterPrice(side, best, this.contexts[context.pair.index * 2]!.book.bestPrice(side));
     return best;
   }
 
@@ -1596,6 +1592,13 @@ function validQuotedSide(pair: Pair, side: Side, priceTicks: unknown, lots: unkn
     }
   }
   return true;
+}
+
+/** The better of two prices of `side` (the higher bid, the lower ask); `noPrice` is worse than any. */
+function betterPrice(side: Side, a: number, b: number): number {
+  if (a === noPrice) return b;
+  if (b === noPrice) return a;
+  return side === 0 ? Math.max(a, b) : Math.min(a, b);
 }
 
 function validTicks(ticks: number, pair: Pair): boolean {

@@ -8,13 +8,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CommandKind, GroupKind, OrderType, SelfTradePrevention, TimeInForce, type Command, type OrderRequest } from './commands.ts';
+import { CommandKind, GroupKind, OrderType, TimeInForce, type Command, type OrderRequest } from './commands.ts';
 import { Engine } from './engine.ts';
 import { CollectingSink, EventKind } from './events.ts';
 import type { EngineLimits } from './limits.ts';
 import { Result } from './results.ts';
 import { restoreSnapshot, takeSnapshot } from './snapshot.ts';
 import { stateHash } from './state-hash.ts';
+import { orderRequest } from './sim/order-request.ts';
 import { loadMarkets } from '../runtime/markets.ts';
 
 const markets = loadMarkets();
@@ -47,10 +48,7 @@ class Harness {
 
   /** Rungs from the engine's next order id, one per price. */
   rungs(userId: number, side: 0 | 1, prices: number[], lots: number[], mode: 0 | 1 = 0): OrderRequest[] {
-    return prices.map((priceTicks, index) => ({
-      orderId: this.engine.lastOrderId + 1 + index, userId, mode, pairId: eth.id, side, orderType: OrderType.limit, timeInForce: TimeInForce.gtc,
-      priceTicks, stopPriceTicks: 0, quantityLots: lots[index]!, postOnly: false, selfTradePrevention: SelfTradePrevention.cancelTaker, clientOrderId: '',
-    }));
+    return prices.map((priceTicks, index) => orderRequest({ orderId: this.engine.lastOrderId + 1 + index, userId, mode, pairId: eth.id, side, priceTicks, quantityLots: lots[index]! }));
   }
 
   scale(orders: OrderRequest[], scaleId = this.engine.lastScaleId + 1): number {

@@ -185,12 +185,16 @@ export function amountToAtoms(input: unknown, asset: Asset, out: Conversion = ne
   return toSteps(input, asset.atom, false, Result.tooManyDecimals, out);
 }
 
-/** An integer count of steps as a decimal string with exactly the step's decimals ("1234.50"). */
-export function formatSteps(count: number, step: Step): string {
+/**
+ * An integer count of steps as a decimal string with exactly the step's decimals ("1234.50"). A BigInt
+ * count is for sums that may pass the safe-integer range (the depth totals of GET /venues).
+ */
+export function formatSteps(count: number | bigint, step: Step): string {
   const negative = count < 0;
+  const magnitude = negative ? -count : count;
   // Steps of one unit of their last decimal (0.01, 0.0001, one atom) are nearly all of them; their digits
   // are the count's own, with no BigInt product (which cost a microsecond per field in bench:http).
-  const digits = step.mantissa === 1n ? String(Math.abs(count)) : (BigInt(Math.abs(count)) * step.mantissa).toString();
+  const digits = step.mantissa === 1n ? String(magnitude) : (BigInt(magnitude) * step.mantissa).toString();
   if (step.scale === 0) return negative ? '-' + digits : digits;
   const padded = digits.padStart(step.scale + 1, '0');
   const cut = padded.length - step.scale;

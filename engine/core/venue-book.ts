@@ -5,7 +5,8 @@
  * resting orders at the same price. Between venues at one price the order is chain id, then pool id.
  *
  * Sizes are small (a few pools × at most `venueLevelsPerSideMax` levels), so the merged lists are plain
- * arrays rebuilt on each quote; consumption removes from the front, where the best levels are.
+ * arrays rebuilt on each quote (into a spare list that then takes the side's place, so a quote allocates
+ * nothing once the lists have grown); consumption removes from the front, where the best levels are.
  *
  * A pool whose last quote is older than the quote lifetime stands behind nothing: its levels are skipped
  * by every reader given the current (journaled) time, before they are removed by the next accepted command
@@ -70,6 +71,8 @@ export interface QuotedSide {
 export class VenueBook {
   /** Bids (side 0) and asks (side 1), best first; ties by chain id then pool id. */
   private readonly sides: [SideLevels, SideLevels] = [new SideLevels(), new SideLevels()];
+  /** What a quote's merge writes into before it replaces the side it merged (see `merge`). */
+  private spare = new SideLevels();
   /** Quotes by pool id, in pool id order. */
   private readonly quotes: VenueQuote[] = [];
 
@@ -222,44 +225,39 @@ export class VenueBook {
     }
   }
 
-  /** Rebuilds a side with the pool's new levels in place of its old ones, keeping the merged order. */
+  /**
+   * Rebuilds a side with the pool's new levels in place of its old ones, keeping the merged order: the
+   * side's other pools' levels and the quote's are both sorted best first, so one merge pass (skipping the
+   * pool's old levels) writes the new side into the spare list, which then takes the side's place.
+   */
   private merge(side: Side, poolId: number, chainId: number, quotedAtMs: number, quoted: QuotedSide): void {
-    const levels = this.sides[side];
-    const keptPrices: number[] = [];
-    const keptLots: number[] = [];
-    const keptPools: number[] = [];
-    const keptChains: number[] = [];
-    const keptQuotedAt: number[] = [];
-    for (let at = 0; at < levels.length; at++) {
-      if (levels.poolIds[at] === poolId) continue;
-      keptPrices.push(levels.priceTicks[at]!);
-      keptLots.push(levels.lots[at]!);
-      keptPools.push(levels.poolIds[at]!);
-      keptChains.push(levels.chainIds[at]!);
-      keptQuotedAt.push(levels.quotedAtMs[at]!);
-    }
-    levels.clear();
-    // Both inputs are sorted best first; a standard merge, with ties broken by (chain id, pool id).
-    const better = side === 0 ? (a: number, b: number) => a > b : (a: number, b: number) => a < b;
+    const old = this.sides[side];
+    const merged = this.spare;
+    merged.clear();
     let kept = 0;
     let fresh = 0;
-    while (kept < keptPrices.length || fresh < quoted.priceTicks.length) {
-      let takeFresh: boolean;
-      if (kept === keptPrices.length) takeFresh = true;
-      else if (fresh === quoted.priceTicks.length) takeFresh = false;
-      else {
-        const keptPrice = keptPrices[kept]!;
+    for (;;) {
+      while (kept < old.length && old.poolIds[kept] === poolId) kept++;
+      const keptLeft = kept < old.length;
+      const freshLeft = fresh < quoted.priceTicks.length;
+      if (!keptLeft && !freshLeft) break;
+      let takeFresh = !keptLeft;
+      if (keptLeft && freshLeft) {
+        const keptPrice = old.priceTicks[kept]!;
         const freshPrice = quoted.priceTicks[fresh]!;
-        if (keptPrice === freshPrice) takeFresh = chainId < keptChains[kept]! || (chainId === keptChains[kept]! && poolId < keptPools[kept]!);
-        else takeFresh = better(freshPrice, keptPrice);
+        // At one price, ties are broken by (chain id, pool id).
+        if (keptPrice === freshPrice) takeFresh = chainId < old.chainIds[kept]! || (chainId === old.chainIds[kept]! && poolId < old.poolIds[kept]!);
+        else takeFresh = side === 0 ? freshPrice > keptPrice : freshPrice < keptPrice;
       }
       if (takeFresh) {
-        levels.push(quoted.priceTicks[fresh]!, quoted.lots[fresh]!, poolId, chainId, quotedAtMs);
+        merged.push(quoted.priceTicks[fresh]!, quoted.lots[fresh]!, poolId, chainId, quotedAtMs);
         fresh++;
       } else {
-        levels.push(keptPrices[kept]!, keptLots[kept]!, keptPools[kept]!, keptChains[kept]!, keptQuotedAt[kept]!);
+        merged.push(old.priceTicks[kept]!, old.lots[kept]!, old.poolIds[kept]!, old.chainIds[kept]!, old.quotedAtMs[kept]!);
         kept++;
       }
     }
+    this.sides[side] = merged;
+    this.spare = old;
   }
 }

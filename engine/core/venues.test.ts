@@ -9,7 +9,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CommandKind, OrderType, SelfTradePrevention, TimeInForce, type Command, type OrderRequest } from './commands.ts';
+import { CommandKind, OrderType, TimeInForce, type Command, type OrderRequest } from './commands.ts';
 import { Engine } from './engine.ts';
 import { CollectingSink, EventKind, Liquidity, liveBookVenueId, type AmmFill, type EngineEvent } from './events.ts';
 import { venueUserId, venuesPerPairMax } from './limits.ts';
@@ -17,6 +17,7 @@ import { noSlot } from './order-store.ts';
 import { Result } from './results.ts';
 import { restoreSnapshot, takeSnapshot } from './snapshot.ts';
 import { stateHash } from './state-hash.ts';
+import { orderRequest } from './sim/order-request.ts';
 import { loadMarkets } from '../runtime/markets.ts';
 
 const markets = loadMarkets();
@@ -64,21 +65,7 @@ class Harness {
   }
 
   place(fields: Partial<OrderRequest> & { userId: number }): { orderId: number; result: number } {
-    const request: OrderRequest = {
-      orderId: ++this.orderId,
-      mode: 0,
-      pairId: eth.id,
-      side: 0,
-      orderType: OrderType.limit,
-      timeInForce: TimeInForce.gtc,
-      priceTicks: 300_000,
-      stopPriceTicks: 0,
-      quantityLots: oneEthLots,
-      postOnly: false,
-      selfTradePrevention: SelfTradePrevention.cancelTaker,
-      clientOrderId: '',
-      ...fields,
-    };
+    const request = orderRequest({ orderId: ++this.orderId, pairId: eth.id, priceTicks: 300_000, quantityLots: oneEthLots, ...fields });
     return { orderId: request.orderId, result: this.apply({ kind: CommandKind.placeOrder, ...this.stamp(), ...request }) };
   }
 
@@ -304,19 +291,7 @@ test('a snapshot carries the venues: restored, the engine hashes alike and match
     kind: CommandKind.placeOrder,
     seq: 99,
     ts: h.nowMs,
-    orderId: 99,
-    userId: 2,
-    mode: 0,
-    pairId: eth.id,
-    side: 0,
-    orderType: OrderType.market,
-    timeInForce: TimeInForce.ioc,
-    priceTicks: 0,
-    stopPriceTicks: 0,
-    quantityLots: 100,
-    postOnly: false,
-    selfTradePrevention: SelfTradePrevention.cancelTaker,
-    clientOrderId: '',
+    ...orderRequest({ orderId: 99, userId: 2, pairId: eth.id, orderType: OrderType.market, timeInForce: TimeInForce.ioc, quantityLots: 100 }),
   };
   assert.equal(h.engine.apply(command), restored.apply({ ...command }));
   assert.equal(stateHash(restored), stateHash(h.engine));

@@ -14,7 +14,7 @@ import { CommandKind, type Command } from '../core/commands.ts';
 import { EventKind, type EngineEvent } from '../core/events.ts';
 import { venueLevelsPerSideMax } from '../core/limits.ts';
 import { Result, resultCode } from '../core/results.ts';
-import type { Markets, Pair } from '../core/units.ts';
+import { formatSteps, type Markets, type Pair } from '../core/units.ts';
 import { assertDistinctPoolIds, loadPoolFixtures } from '../amm/fixtures.ts';
 import { baseDecimalsOf, type PoolState } from '../amm/pool.ts';
 import type { DurableEngine } from './durable-engine.ts';
@@ -162,7 +162,7 @@ export class AmmManager {
     const settings = this.options.settings;
     const pools = [...this.pools.values()].filter((entry) => entry.chainId === chainId).map((entry) => entry.state);
     const grids: Record<string, { tickSize: string; lotSize: string }> = {};
-    for (const entry of this.pools.values()) grids[entry.pair.name] = { tickSize: stepText(entry.pair.tick), lotSize: stepText(entry.pair.lot) };
+    for (const entry of this.pools.values()) grids[entry.pair.name] = { tickSize: formatSteps(1, entry.pair.tick), lotSize: formatSteps(1, entry.pair.lot) };
     const input: AmmWorkerInput = {
       chainId,
       pools,
@@ -241,10 +241,4 @@ export class AmmManager {
       if (outcome.error === null && outcome.result === Result.ok) this.options.log('venues_expired', {});
     });
   }
-}
-
-/** A step (tick or lot) as decimal text: mantissa × 10^-scale. */
-function stepText(step: { readonly mantissa: bigint; readonly scale: number }): string {
-  const digits = step.mantissa.toString().padStart(step.scale + 1, '0');
-  return step.scale === 0 ? digits : `${digits.slice(0, digits.length - step.scale)}.${digits.slice(digits.length - step.scale)}`;
 }

@@ -7,6 +7,7 @@
 import {
   CommandKind,
   OrderType,
+  effectiveTimeInForce,
   SelfTradePrevention,
   TimeInForce,
   modeNames,
@@ -94,9 +95,7 @@ export function orderCommand(pair: Pair, userId: number, body: OrderBody): Place
   const needsStop = orderType === OrderType.stopLimit || orderType === OrderType.stopMarket;
   const priceTicks = needsPrice ? ticksOf('price', body.price, pair, Result.priceRequired) : 0;
   const stopPriceTicks = needsStop ? ticksOf('stop_price', body.stop_price, pair, Result.stopPriceRequired) : 0;
-  // Market kinds always run immediate-or-cancel (the engine makes them so); the record says what happens.
-  const isMarketKind = orderType === OrderType.market || orderType === OrderType.stopMarket;
-  const tif = body.order_type === 'ioc' || isMarketKind ? 'IOC' : (body.time_in_force ?? 'GTC').toUpperCase();
+  const tif = body.order_type === 'ioc' ? 'IOC' : (body.time_in_force ?? 'GTC').toUpperCase();
   const paper = body.mode === 'paper' || body.paper === true || body.is_paper === true;
   return {
     kind: CommandKind.placeOrder,
@@ -108,7 +107,8 @@ export function orderCommand(pair: Pair, userId: number, body: OrderBody): Place
     pairId: pair.id,
     side: body.side === 'buy' ? 0 : 1,
     orderType,
-    timeInForce: timeInForceNames.indexOf(tif as (typeof timeInForceNames)[number]) as TimeInForce,
+    // As the engine will run it (market kinds immediate-or-cancel), so that the record says what happens.
+    timeInForce: effectiveTimeInForce(orderType, timeInForceNames.indexOf(tif as (typeof timeInForceNames)[number]) as TimeInForce),
     priceTicks,
     stopPriceTicks,
     quantityLots: quantity.value,

@@ -10,13 +10,6 @@ import type { ShellContext } from '../context.ts';
 /** The bands of GET /venues, in basis points around the mid. */
 export const venueBandsBps = [100, 200, 500] as const;
 
-/** `value × mantissa` steps of 10^-scale as a decimal string, for BigInt sums. */
-function formatBigSteps(value: bigint, scale: number, mantissa = 1n): string {
-  const digits = (value * mantissa).toString().padStart(scale + 1, '0');
-  if (scale === 0) return digits;
-  return `${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
-}
-
 /** The pair named by a path's `{symbol}`: the base token's slug (or BASE/QUOTE), any case. */
 export function pairOf(context: ShellContext, symbol: string | undefined): Pair {
   const pair = symbol === undefined ? undefined : context.markets.pairBySymbol(symbol);
@@ -120,8 +113,8 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
         band: `${venueBandsBps[index]! / 100}%`,
         bid_quantity: formatQuantity(band.bidLots, pair),
         ask_quantity: formatQuantity(band.askLots, pair),
-        bid_notional: formatBigSteps(band.bidAtoms, pair.quote.decimals),
-        ask_notional: formatBigSteps(band.askAtoms, pair.quote.decimals),
+        bid_notional: formatSteps(band.bidAtoms, pair.quote.atom),
+        ask_notional: formatSteps(band.askAtoms, pair.quote.atom),
       }));
     const merge = (into: Sums[], from: Sums[]): void =>
       from.forEach((band, index) => {
@@ -152,7 +145,8 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
     return {
       symbol: pair.base.symbol,
       pair: pair.name,
-      mid_price: midTicks < 0 ? null : formatBigSteps(BigInt(Math.round(midTicks * 2)) * 5n, pair.tick.scale + 1, pair.tick.mantissa),
+      // The mid is a whole or a half tick: in steps of a tenth of a tick it is exact.
+      mid_price: midTicks < 0 ? null : formatSteps(BigInt(Math.round(midTicks * 2)) * 5n, { mantissa: pair.tick.mantissa, scale: pair.tick.scale + 1 }),
       venues: rows,
       chains: [...byChain].map(([chain, sums]) => ({ chain, bands: bandsJson(sums) })),
       total: bandsJson(total),

@@ -9,13 +9,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CommandKind, GroupKind, OrderType, SelfTradePrevention, TimeInForce, type Command, type OrderRequest, type StartTwap } from '../../core/commands.ts';
+import { CommandKind, GroupKind, OrderType, TimeInForce, type Command, type StartTwap } from '../../core/commands.ts';
 import { Engine } from '../../core/engine.ts';
 import { CollectingSink, EventKind, TwapStatus, type EngineEvent, type TwapSliced } from '../../core/events.ts';
 import type { EngineLimits } from '../../core/limits.ts';
 import { Result } from '../../core/results.ts';
 import { restoreSnapshot, takeSnapshot } from '../../core/snapshot.ts';
 import { stateHash } from '../../core/state-hash.ts';
+import { orderRequest } from '../../core/sim/order-request.ts';
 import { loadMarkets } from '../../runtime/markets.ts';
 import { platformDomains, twapsOf } from '../index.ts';
 
@@ -50,10 +51,7 @@ class Harness {
   /** A resting limit of `userId` (id from the engine's counter, as the shell mints them). */
   rest(userId: number, side: 0 | 1, priceTicks: number, quantityLots: number, ts = startMs, mode: 0 | 1 = 0): number {
     const orderId = this.engine.lastOrderId + 1;
-    const order: OrderRequest = {
-      orderId, userId, mode, pairId: eth.id, side, orderType: OrderType.limit, timeInForce: TimeInForce.gtc, priceTicks,
-      stopPriceTicks: 0, quantityLots, postOnly: false, selfTradePrevention: SelfTradePrevention.cancelTaker, clientOrderId: '',
-    };
+    const order = orderRequest({ orderId, userId, mode, pairId: eth.id, side, priceTicks, quantityLots });
     assert.equal(this.apply({ kind: CommandKind.placeOrder, ts, ...order }), Result.ok);
     return orderId;
   }
