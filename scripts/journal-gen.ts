@@ -16,7 +16,7 @@ import { CommandGenerator } from '../engine/core/sim/generator.ts';
 import { FrameEncoder } from '../engine/journal/codec.ts';
 import { SegmentWriter } from '../engine/journal/segments.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
-import { platformDomains } from '../engine/domains/index.ts';
+import { domainGenerators, platformDomains } from '../engine/domains/index.ts';
 
 const { values } = parseArgs({
   options: {
@@ -39,7 +39,7 @@ if (existsSync(journalDir) && readdirSync(journalDir).length > 0) {
 
 const markets = loadMarkets();
 const engine = new Engine({ markets, domains: platformDomains });
-const generator = new CommandGenerator({ seed, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
+const generator = new CommandGenerator({ seed, markets, domains: domainGenerators(), oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
 const writer = new SegmentWriter(journalDir, 'none');
 const encoder = new FrameEncoder(8 << 20);
 const funding = generator.fundingCommands();

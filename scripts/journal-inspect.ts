@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { CommandKind, type Command } from '../engine/core/commands.ts';
+import { domainRegistry } from '../engine/domains/index.ts';
 import { FrameDecoder, FrameStatus, decodeSegmentHeader, segmentHeaderBytes } from '../engine/journal/codec.ts';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { limit: { type: 'string' } } });
@@ -54,6 +55,8 @@ function summary(command: Command): string {
       const rungs = command.orders.map((order) => `${order.orderId}:${order.priceTicks}x${order.quantityLots}`).join(',');
       return `scale=${command.scaleId} user=${first?.userId ?? '-'} mode=${first?.mode ?? '-'} pair=${first?.pairId ?? '-'} side=${first?.side ?? '-'} orders=${rungs}`;
     }
+    case CommandKind.domain:
+      return `${domainRegistry.commandName(command.type)} ${JSON.stringify(command.body)}`;
   }
 }
 

@@ -13,7 +13,7 @@ import { resultCode, type ResultCode } from '../engine/core/results.ts';
 import { stateHash } from '../engine/core/state-hash.ts';
 import { CommandGenerator } from '../engine/core/sim/generator.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
-import { platformDomains } from '../engine/domains/index.ts';
+import { domainGenerators, platformDomains } from '../engine/domains/index.ts';
 
 const { values } = parseArgs({
   options: {
@@ -44,7 +44,7 @@ const markets = loadMarkets();
 const sink = new CountingSink();
 const books = values.book === 'fast' ? new FastBookFactory() : new ReferenceBookFactory();
 const engine = new Engine({ markets, sink, books, domains: platformDomains });
-const generator = new CommandGenerator({ seed, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
+const generator = new CommandGenerator({ seed, markets, domains: domainGenerators(), oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
 const results = new Map<string, number>();
 const started = process.hrtime.bigint();
 const funding = generator.fundingCommands();

@@ -23,6 +23,7 @@ export const CommandKind = {
   cancelTwap: 14,
   runTimers: 15,
   placeScale: 16,
+  domain: 17,
 } as const;
 export type CommandKind = (typeof CommandKind)[keyof typeof CommandKind];
 
@@ -280,7 +281,22 @@ export interface PlaceScale {
   orders: OrderRequest[];
 }
 
+/**
+ * A command of a domain module (engine/domains): one envelope kind for all of them, so that the core's
+ * unions, the journal's frame layout and the dispatch never change when a domain is added. `type` names the
+ * domain's own command (unique across domains: domain id × 1000 + its number, see domain.ts); `body` is
+ * the domain's typed payload, which only the domain's own codec reads and writes.
+ */
+export interface DomainCommand<Body = unknown> {
+  kind: typeof CommandKind.domain;
+  seq: number;
+  ts: number;
+  type: number;
+  body: Body;
+}
+
 export type Command =
+  | DomainCommand
   | PlaceOrder
   | CancelOrder
   | CancelAll

@@ -16,7 +16,8 @@ import { Result } from './results.ts';
 import { stateHash } from './state-hash.ts';
 import { CommandGenerator } from './sim/generator.ts';
 import { loadMarkets } from '../runtime/markets.ts';
-import { platformDomains } from '../domains/index.ts';
+import { domainGenerators, platformDomains } from '../domains/index.ts';
+import { PricesResult } from '../domains/prices/commands.ts';
 
 const markets = loadMarkets();
 const seeds = [1, 2, 3, 4, 5];
@@ -65,7 +66,7 @@ for (const seed of seeds) {
     const referenceEvents = new CollectingSink();
     const fast = new Engine({ markets, sink: fastEvents, domains: platformDomains });
     const reference = new Engine({ markets, sink: referenceEvents, books: new ReferenceBookFactory(), domains: platformDomains });
-    const generator = new CommandGenerator({ seed, markets, oracle: { isLive: (orderId) => fast.slotOf(orderId) !== noSlot, lastOrderId: () => fast.lastOrderId } });
+    const generator = new CommandGenerator({ seed, markets, domains: domainGenerators(), oracle: { isLive: (orderId) => fast.slotOf(orderId) !== noSlot, lastOrderId: () => fast.lastOrderId } });
     const supply = new Map<number, number>();
     const kindsSeen = new Set<number>();
     const resultsSeen = new Set<number>();
@@ -119,6 +120,9 @@ for (const seed of seeds) {
       Result.invalidTwapSchedule,
       Result.invalidScale,
       Result.scaleWouldTake,
+      PricesResult.invalidTicks,
+      PricesResult.historyExists,
+      PricesResult.invalidHistory,
     ];
     for (const result of expectedResults) {
       assert.ok(resultsSeen.has(result), `result ${result} never occurred`);
@@ -129,7 +133,7 @@ for (const seed of seeds) {
 test('the same seed gives the same state hash, a different seed a different one', () => {
   function run(seed: number): string {
     const engine = new Engine({ markets, domains: platformDomains });
-    const generator = new CommandGenerator({ seed, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
+    const generator = new CommandGenerator({ seed, markets, domains: domainGenerators(), oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
     for (const command of generator.fundingCommands()) engine.apply(command);
     for (let index = 0; index < 5000; index++) engine.apply(generator.next());
     return stateHash(engine);

@@ -1,18 +1,89 @@
 /**
  * Domain modules: the parts of the state machine that live outside the core (engine/domains: exchange
- * algos today; markets, vaults and the rest as they come). The core knows only this interface: a module
- * names the command kinds it handles, applies them (validate first, then mutate, a result code always),
- * may ask for timers (run by RunTimers commands at journaled times), and adds its state to the state hash
- * and to snapshots. Modules move money and place orders only through the engine's own paths, so the
- * ledger's rules hold for them as for a client.
+ * algos, the price oracle, and markets, vaults and the rest as they come). A domain is a folder with a
+ * descriptor (`DomainDescriptor`, below) listed once in engine/domains/index.ts; from that list the engine
+ * dispatches, the journal encodes and decodes, journal-inspect names and the event tape records, so adding
+ * a domain touches no other domain and no switch in the core.
+ *
+ * What a domain sees of the core is `DomainPort` (port.ts): ledger moves and holds, order placement through
+ * the client's own path, the command's journaled time, event emission and the other domains' queries. It
+ * never sees the Engine class, so the ledger's rules hold for a domain as for a client.
+ *
+ * Numbers: a domain has an id d in 1..999; its command types, event types and result codes all lie in
+ * d × 1000 .. d × 1000 + 999. The id is part of the journal format: never reuse or renumber one.
  *
  * A module whose state is empty adds nothing to the hash and nothing to a snapshot: states from before the
  * module existed hash as they did (the golden journal's hash does not move).
  */
-import type { Command, CommandKind } from './commands.ts';
-import type { Engine } from './engine.ts';
+import type { Command, CommandKind, DomainCommand } from './commands.ts';
+import type { DomainEvent } from './events.ts';
+import type { DomainPort } from './port.ts';
 import type { ResultCode } from './results.ts';
 import type { StateHasher } from './state-hash.ts';
+import type { DomainCommandGenerator } from './sim/generator.ts';
+
+/** Writes the fields of a domain command into its journal frame, in the codec's fixed order. */
+export interface FieldWriter {
+  integer(value: number): void;
+  string(value: string): void;
+  integers(values: readonly number[]): void;
+  strings(values: readonly string[]): void;
+}
+
+/** Reads them back; every read checks its type and bound and throws a format error naming `what`. */
+export interface FieldReader {
+  integer(what: string): number;
+  string(what: string, charsMax: number): string;
+  integers(what: string, countMax: number): number[];
+  strings(what: string, countMax: number, charsMax: number): string[];
+}
+
+/**
+ * How one domain command is journaled: its frame is `[kind 17, seq, ts, type, domain format version,
+ * ...fields]` with exactly `fieldCount` fields. `read` gets the version the frame was written with, so a
+ * domain can change its layout by bumping its own version without touching anyone else's frames.
+ */
+export interface DomainCommandCodec<Body = unknown> {
+  readonly type: number;
+  /** The command's name for tools (journal-inspect), imperative: `PostPriceTicks`. */
+  readonly name: string;
+  readonly fieldCount: number;
+  /** Whether the body fits the format (safe integers, bounded strings and lists). */
+  isEncodable(body: Body): boolean;
+  write(writer: FieldWriter, body: Body): void;
+  read(reader: FieldReader, version: number): Body;
+}
+
+export interface DomainDescriptor {
+  /** 1..999, stable: it fixes the domain's number ranges. */
+  readonly id: number;
+  /** Stable name: the key of the module's state in snapshots. */
+  readonly name: string;
+  /** The version of this domain's frames that this build writes (it reads every older one). */
+  readonly formatVersion: number;
+  readonly commands: readonly DomainCommandCodec<any>[];
+  /** Names of its event types, for tools. */
+  readonly eventNames: Readonly<Record<number, string>>;
+  /** Makes the domain's module for one engine (every engine, restored ones too, gets a fresh module). */
+  create(port: DomainPort): DomainModule;
+  /** Its part of the seeded simulation: a fresh generator of its commands, valid and refused ones. */
+  simulation(): DomainCommandGenerator;
+}
+
+/** Whether `type` lies in the number range of the domain with id `domainId`. */
+export function inDomainRange(domainId: number, type: number): boolean {
+  return type >= domainId * 1000 && type <= domainId * 1000 + 999;
+}
+
+/** A domain command with its stamps left for the sequencer to fill. */
+export function domainCommand<Body>(type: number, body: Body): DomainCommand<Body> {
+  return { kind: 17 satisfies typeof CommandKind.domain, seq: 0, ts: 0, type, body };
+}
+
+/** A domain event (a fresh object: consumers may keep it). */
+export function domainEvent<Body>(type: number, body: Body): DomainEvent<Body> {
+  return { kind: 18, type, body };
+}
 
 /** A timer time meaning "none": later than any journaled time. */
 export const noTimerMs = Number.MAX_SAFE_INTEGER;
@@ -20,8 +91,13 @@ export const noTimerMs = Number.MAX_SAFE_INTEGER;
 export interface DomainModule {
   /** Stable name: the key of the module's state in snapshots. */
   readonly name: string;
-  /** The command kinds the engine hands to this module. */
+  /**
+   * Core command kinds the engine hands to this module: only the exchange algos, whose TWAP commands were
+   * core kinds before domains had their own envelope (journal format 4); every other domain has none.
+   */
   readonly commandKinds: readonly CommandKind[];
+  /** The domain command types (kind 17) the engine hands to this module. */
+  readonly commandTypes: readonly number[];
   /** Applies one of its commands at the engine's current command time. */
   apply(command: Command): ResultCode;
   /** The journaled time at which its earliest timer is due, or `noTimerMs`. */
@@ -37,7 +113,7 @@ export interface DomainModule {
 }
 
 /** Makes an engine's modules (each engine has its own; a restored engine gets fresh ones). */
-export type DomainFactory = (engine: Engine) => readonly DomainModule[];
+export type DomainFactory = (port: DomainPort) => readonly DomainModule[];
 
 /**
  * How a watched order (placed through `Engine.placeGroupOrder` with `watch`) ended: the engine fills it

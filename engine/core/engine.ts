@@ -42,6 +42,7 @@ import {
   type CancelOrder,
   type Command,
   type Deposit,
+  type DomainCommand,
   type ExpireVenues,
   type OpenPaperAccount,
   type OrderRequest,
@@ -74,6 +75,7 @@ import {
   Liquidity,
   liveBookVenueId,
   nullSink,
+  type EngineEvent,
   type EventSink,
 } from './events.ts';
 import { Ledger, noAccount } from './ledger.ts';
@@ -105,6 +107,7 @@ import { SimHashDomain, simTxHash } from './sim-hash.ts';
 import { VenueBook, type QuotedSide } from './venue-book.ts';
 import { LiveVenueLevels, VirtualLevels } from './virtual-levels.ts';
 import { OrderReport, noTimerMs, type DomainFactory, type DomainModule } from './domain.ts';
+import type { DomainPort } from './port.ts';
 
 /** What a taker takes outside liquidity from: a live venue view or a paper order's copy of the live book. */
 type VirtualSource = LiveVenueLevels | VirtualLevels;
@@ -149,7 +152,7 @@ export function feeCap(notionalAtoms: number, feeBps: number): number {
   return whole * feeBps + Math.ceil((rest * feeBps) / bpsDenominator);
 }
 
-export class Engine implements MatchHandler {
+export class Engine implements MatchHandler, DomainPort {
   readonly markets: Markets;
   readonly limits: EngineLimits;
   readonly settings: EngineSettings;
@@ -203,8 +206,10 @@ export class Engine implements MatchHandler {
   /** The parent of the order being placed, stamped on its OrderAccepted (see placeGroupOrder). */
   private placingGroupKind: GroupKind = GroupKind.none;
   private placingGroupId = 0;
-  /** Domain modules by the command kind they handle. */
+  /** Domain modules by the core command kind they handle (the TWAP commands of format 4). */
   private readonly domainByKind: Array<DomainModule | undefined> = [];
+  /** Domain modules by the domain command type they handle. */
+  private readonly domainByType = new Map<number, DomainModule>();
 
   /**
    * Whether paper orders see the live hybrid book (its levels as their virtual liquidity, its trades
@@ -260,6 +265,10 @@ export class Engine implements MatchHandler {
         while (this.domainByKind.length <= kind) this.domainByKind.push(undefined);
         this.domainByKind[kind] = domain;
       }
+      for (const type of domain.commandTypes) {
+        assert(!this.domainByType.has(type), `two domains handle command type ${type}`);
+        this.domainByType.set(type, domain);
+      }
     }
   }
 
@@ -307,6 +316,8 @@ export class Engine implements MatchHandler {
       case CommandKind.startTwap:
       case CommandKind.cancelTwap:
         return this.applyDomain(command);
+      case CommandKind.domain:
+        return this.applyDomainCommand(command);
     }
   }
 
@@ -317,6 +328,30 @@ export class Engine implements MatchHandler {
   private applyDomain(command: Command): ResultCode {
     const domain = this.domainByKind[command.kind];
     return domain === undefined ? Result.unknownCommand : domain.apply(command);
+  }
+
+  /** Hands a domain command to the module registered for its type; an engine without one refuses it. */
+  private applyDomainCommand(command: DomainCommand): ResultCode {
+    const domain = this.domainByType.get(command.type);
+    return domain === undefined ? Result.unknownCommand : domain.apply(command);
+  }
+
+  // The port (port.ts): what domain modules may ask of the core.
+
+  commandTimeMs(): number {
+    return this.nowMs;
+  }
+
+  nextOrderId(): number {
+    return this.lastOrderId + 1;
+  }
+
+  emit(event: EngineEvent): void {
+    this.sink.onEvent(event);
+  }
+
+  domain(name: string): DomainModule | undefined {
+    return this.domains.find((domain) => domain.name === name);
   }
 
   /** Runs the timers of every module that has one due now; refused when none is due (nothing to journal). */

@@ -28,6 +28,7 @@ export const EventKind = {
   twapSliced: 15,
   twapEnded: 16,
   scalePlaced: 17,
+  domain: 18,
 } as const;
 export type EventKind = (typeof EventKind)[keyof typeof EventKind];
 
@@ -361,7 +362,20 @@ export class ScalePlaced {
   quantityLots = 0;
 }
 
+/**
+ * An event of a domain module: one envelope for all of them. Domains emit far fewer events than the order
+ * path, so a domain event is a fresh object that consumers may keep as it is (no reuse, no copy needed);
+ * `type` is unique across domains like a domain command's, and `body` is plain data (msgpack- and
+ * JSON-able).
+ */
+export interface DomainEvent<Body = unknown> {
+  readonly kind: typeof EventKind.domain;
+  readonly type: number;
+  readonly body: Body;
+}
+
 export type EngineEvent =
+  | DomainEvent
   | OrderAccepted
   | OrderRested
   | TradeExecuted
@@ -387,6 +401,8 @@ export interface EventSink {
 
 /** A plain-object copy of a (reused) event, safe to keep. */
 export function copyEvent(event: EngineEvent): EngineEvent {
+  // Domain events are never reused.
+  if (event.kind === EventKind.domain) return event;
   if (event.kind === EventKind.venueQuoted) {
     return {
       ...event,

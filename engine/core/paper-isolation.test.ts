@@ -41,6 +41,7 @@ function isPaper(command: Command): boolean {
     case CommandKind.expireVenues:
     case CommandKind.runTimers:
     case CommandKind.withdrawTo:
+    case CommandKind.domain:
       return false;
     default:
       return command.mode === 1;
@@ -51,7 +52,7 @@ function isPaper(command: Command): boolean {
 class LiveEvents implements EventSink {
   readonly lines: string[] = [];
   onEvent(event: EngineEvent): void {
-    if (event.mode === 0) this.lines.push(JSON.stringify(event));
+    if (event.kind !== EventKind.domain && event.mode === 0) this.lines.push(JSON.stringify(event));
   }
   take(): string[] {
     return this.lines.splice(0);

@@ -83,14 +83,22 @@ export const Result = {
   scaleWouldTake: 506,
 } as const;
 
-export type ResultCode = (typeof Result)[keyof typeof Result];
+declare const domainResultBrand: unique symbol;
+/**
+ * A result code of a domain module, in the domain's own range (domain id × 1000 up to domain id × 1000 +
+ * 999; see domain.ts). Made only by `domainResult`, which the domain's descriptor calls once per code when
+ * it registers the code's client string and message.
+ */
+export type DomainResultCode = number & { readonly [domainResultBrand]: true };
+export type CoreResultCode = (typeof Result)[keyof typeof Result];
+export type ResultCode = CoreResultCode | DomainResultCode;
 
 interface ResultInfo {
   readonly code: string;
   readonly message: string;
 }
 
-const info: Record<ResultCode, ResultInfo> = {
+const info: Record<CoreResultCode, ResultInfo> = {
   [Result.ok]: { code: 'OK', message: 'ok' },
 
   [Result.invalidCommand]: { code: 'INVALID_COMMAND', message: 'the command is malformed' },
@@ -178,10 +186,36 @@ const info: Record<ResultCode, ResultInfo> = {
   [Result.scaleWouldTake]: { code: 'SCALE_WOULD_TAKE', message: 'an order of the scale would take liquidity; scale orders only rest' },
 };
 
+/** Domain result codes by number, as their domains registered them. */
+const domainInfo = new Map<number, ResultInfo>();
+
+/**
+ * Registers one result code of a domain: its number must lie in the domain's range and be new, its string
+ * code new across the engine. Called at module load by the domain's descriptor, never at run time.
+ */
+export function domainResult(domainId: number, number: number, code: string, message: string): DomainResultCode {
+  if (!Number.isInteger(domainId) || domainId < 1 || domainId > 999) throw new Error(`domain id ${domainId} outside 1..999`);
+  if (!Number.isInteger(number) || number < domainId * 1000 || number > domainId * 1000 + 999) {
+    throw new Error(`result ${number} is outside domain ${domainId}'s range`);
+  }
+  if (domainInfo.has(number)) throw new Error(`result ${number} is registered twice`);
+  for (const known of [...Object.values(info), ...domainInfo.values()]) {
+    if (known.code === code) throw new Error(`result code string ${code} is registered twice`);
+  }
+  domainInfo.set(number, { code, message });
+  return number as DomainResultCode;
+}
+
+function infoOf(result: ResultCode): ResultInfo {
+  const found = (info as Record<number, ResultInfo | undefined>)[result] ?? domainInfo.get(result);
+  if (found === undefined) throw new Error(`unknown result code ${result}`);
+  return found;
+}
+
 export function resultCode(result: ResultCode): string {
-  return info[result].code;
+  return infoOf(result).code;
 }
 
 export function resultMessage(result: ResultCode): string {
-  return info[result].message;
+  return infoOf(result).message;
 }

@@ -11,14 +11,14 @@ import { restoreSnapshot, takeSnapshot } from './snapshot.ts';
 import { stateHash } from './state-hash.ts';
 import { CommandGenerator } from './sim/generator.ts';
 import { loadMarkets } from '../runtime/markets.ts';
-import { platformDomains } from '../domains/index.ts';
+import { domainGenerators, platformDomains } from '../domains/index.ts';
 
 const markets = loadMarkets();
 
 test('snapshot, restore, and carry on identically', () => {
   const originalEvents = new CollectingSink();
   const original = new Engine({ markets, sink: originalEvents, domains: platformDomains });
-  const generator = new CommandGenerator({ seed: 21, markets, oracle: { isLive: (orderId) => original.slotOf(orderId) !== noSlot, lastOrderId: () => original.lastOrderId } });
+  const generator = new CommandGenerator({ seed: 21, markets, domains: domainGenerators(), oracle: { isLive: (orderId) => original.slotOf(orderId) !== noSlot, lastOrderId: () => original.lastOrderId } });
   for (const command of generator.fundingCommands()) original.apply(command);
   for (let index = 0; index < 30_000; index++) original.apply(generator.next());
   assert.ok(original.orders.liveCount > 1000, 'a deep state to snapshot');

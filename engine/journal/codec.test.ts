@@ -8,7 +8,7 @@ import { withdrawAddressCharsMax, withdrawReferenceCharsMax } from '../core/limi
 import { noSlot } from '../core/order-store.ts';
 import { Engine } from '../core/engine.ts';
 import { CommandGenerator } from '../core/sim/generator.ts';
-import { platformDomains } from '../domains/index.ts';
+import { domainGenerators, platformDomains } from '../domains/index.ts';
 import { loadMarkets } from '../runtime/markets.ts';
 import {
   FrameDecoder,
@@ -59,12 +59,15 @@ function commandAsArray(command: Command): unknown[] {
       return [15, command.seq, command.ts];
     case 16:
       return [16, command.seq, command.ts, command.scaleId, command.orders.map(order)];
+    case 17:
+      // A domain command: its fields as its codec documents them (only the prices domain so far).
+      return [17, command.seq, command.ts, command.type, 1, ...Object.values(command.body as Record<string, unknown>)];
   }
 }
 
 function generated(count: number): Command[] {
   const engine = new Engine({ markets, domains: platformDomains });
-  const generator = new CommandGenerator({ seed: 5, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
+  const generator = new CommandGenerator({ seed: 5, markets, domains: domainGenerators(), oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
   const commands = generator.fundingCommands();
   while (commands.length < count) {
     const command = generator.next();
@@ -241,18 +244,18 @@ test('a withdrawal to an address over the format s limits or with malformed text
   assert.match(shortDecoder.problem, /withdrawTo has 8 fields, expected 9/);
 });
 
-test('segment headers carry the format version and first seq; versions 1 to 4 are read, newer refused', () => {
-  assert.equal(journalFormatVersion, 4);
+test('segment headers carry the format version and first seq; versions 1 to 5 are read, newer refused', () => {
+  assert.equal(journalFormatVersion, 5);
   assert.equal(decodeSegmentHeader(encodeSegmentHeader(12345), 'x'), 12345);
-  assert.equal(segmentFormatVersion(encodeSegmentHeader(12345), 'x'), 4);
-  for (const version of [1, 2, 3]) {
+  assert.equal(segmentFormatVersion(encodeSegmentHeader(12345), 'x'), 5);
+  for (const version of [1, 2, 3, 4]) {
     assert.equal(decodeSegmentHeader(encodeSegmentHeader(678, version), 'x'), 678);
     assert.equal(segmentFormatVersion(encodeSegmentHeader(678, version), 'x'), version);
   }
-  for (const version of [0, 5]) {
+  for (const version of [0, 6]) {
     assert.throws(
       () => decodeSegmentHeader(encodeSegmentHeader(1, version), 'seg'),
-      (error: unknown) => error instanceof JournalFormatError && new RegExp(`seg: journal format version ${version}; this build reads version 4`).test(error.message),
+      (error: unknown) => error instanceof JournalFormatError && new RegExp(`seg: journal format version ${version}; this build reads version 5`).test(error.message),
     );
   }
   assert.throws(() => decodeSegmentHeader(Buffer.from('not a journal at all'), 'seg'), /bad magic/);

@@ -11,8 +11,10 @@
  *
  * Versions: 1 has command kinds 1 to 8; 2 adds kind 9 (WithdrawTo); 3 adds kinds 10 (QuoteVenue), 11
  * (OpenPaperAccount) and 12 (ExpireVenues); 4 adds kinds 13 (StartTwap), 14 (CancelTwap), 15 (RunTimers)
- * and 16 (PlaceScale). None changes an older kind, so this build reads segments of every version and
- * writes version 4. A segment's frames are all of its header's version:
+ * and 16 (PlaceScale); 5 adds kind 17, the envelope of every domain command:
+ * `[17, seq, ts, type, domain format version, ...fields]`, whose fields the domain's own codec writes and
+ * reads (engine/domains/index.ts finds it by type), so a domain added later needs no new journal version.
+ * None changes an older kind, so this build reads segments of every version and writes version 5. A segment's frames are all of its header's version:
  * a writer never continues an older segment with frames of a newer kind (see SegmentWriter.resume).
  *
  * Decoding checks lengths and limits before it allocates: a length beyond `frameBytesMax` is refused as
@@ -32,6 +34,8 @@ import {
   type TimeInForce,
 } from '../core/commands.ts';
 import { defaultLimits, scaleOrdersMax, venueLevelsPerSideMax } from '../core/limits.ts';
+import type { FieldReader, FieldWriter } from '../core/domain.ts';
+import { domainCodecOf, domainOfType } from '../domains/index.ts';
 
 /** Items a journaled batch may carry: the engine refuses more, but the format leaves room. */
 const batchItemsMax = Math.max(defaultLimits.batchOrdersMax, defaultLimits.batchCancelMax) * 4;
@@ -41,7 +45,7 @@ const scaleItemsMax = scaleOrdersMax * 4;
 const venueLevelsMax = venueLevelsPerSideMax * 4;
 
 /** The version this build writes; it reads every version from `journalFormatVersionOldest` up to it. */
-export const journalFormatVersion = 4;
+export const journalFormatVersion = 5;
 export const journalFormatVersionOldest = 1;
 export const segmentMagic = 0x4c4a5054; // "TPJL" read as a little-endian u32
 export const segmentHeaderBytes = 16;
@@ -177,6 +181,10 @@ export function commandIsEncodable(command: Command): boolean {
       return Number.isSafeInteger(command.userId) && Number.isSafeInteger(command.mode) && Number.isSafeInteger(command.twapId);
     case CommandKind.placeScale:
       return Number.isSafeInteger(command.scaleId) && Array.isArray(command.orders) && command.orders.length <= scaleItemsMax && command.orders.every(orderIsEncodable);
+    case CommandKind.domain: {
+      const codec = Number.isSafeInteger(command.type) ? domainCodecOf(command.type) : undefined;
+      return codec !== undefined && codec.isEncodable(command.body);
+    }
     default:
       return false;
   }
@@ -198,6 +206,61 @@ function readIntegers(reader: PositionalReader, what: string, countMax: number):
   const values: number[] = [];
   for (let index = 0; index < count; index++) values.push(reader.integer(what));
   return values;
+}
+
+/** The journal's positional writer as the domains' codecs see it. */
+class DomainFieldWriter implements FieldWriter {
+  writer!: PositionalWriter;
+
+  integer(value: number): void {
+    this.writer.integer(value);
+  }
+
+  string(value: string): void {
+    this.writer.string(value);
+  }
+
+  integers(values: readonly number[]): void {
+    writeIntegers(this.writer, values);
+  }
+
+  strings(values: readonly string[]): void {
+    this.writer.arrayHeader(values.length);
+    for (const value of values) this.writer.string(value);
+  }
+}
+
+/** The journal's positional reader as the domains' codecs see it; strings never beyond the format's cap. */
+class DomainFieldReader implements FieldReader {
+  reader!: PositionalReader;
+
+  integer(what: string): number {
+    return this.reader.integer(what);
+  }
+
+  string(what: string, charsMax: number): string {
+    return this.reader.string(what, Math.min(charsMax, stringCharsMax));
+  }
+
+  integers(what: string, countMax: number): number[] {
+    return readIntegers(this.reader, what, countMax);
+  }
+
+  strings(what: string, countMax: number, charsMax: number): string[] {
+    const count = this.reader.arrayHeader(what);
+    if (count > countMax) throw new JournalFormatError(`frame: ${what} has ${count} entries, at most ${countMax}`);
+    const values: string[] = [];
+    for (let index = 0; index < count; index++) values.push(this.string(what, charsMax));
+    return values;
+  }
+}
+
+const domainFieldWriter = new DomainFieldWriter();
+const domainFieldReader = new DomainFieldReader();
+
+/** Whether a string fits the journal: for the domains' codecs (short and well-formed UTF-16). */
+export function journalStringFits(value: unknown, charsMax: number): boolean {
+  return typeof value === 'string' && value.length <= charsMax && stringIsEncodable(value);
 }
 
 function writeOrder(writer: PositionalWriter, order: OrderRequest): void {
@@ -324,6 +387,16 @@ export function writeCommand(writer: PositionalWriter, command: Command): void {
       writer.integer(command.scaleId);
       writeOrders(writer, command.orders);
       return;
+    case CommandKind.domain: {
+      const domain = domainOfType(command.type)!;
+      const codec = domainCodecOf(command.type)!;
+      writeHead(writer, 5 + codec.fieldCount, command);
+      writer.integer(command.type);
+      writer.integer(domain.formatVersion);
+      domainFieldWriter.writer = writer;
+      codec.write(domainFieldWriter, command.body);
+      return;
+    }
   }
 }
 
@@ -515,6 +588,21 @@ export function readCommand(reader: PositionalReader): Command {
       expectLength(length, 5, 'placeScale');
       command = { kind, seq, ts, scaleId: reader.integer('scaleId'), orders: readOrders(reader, 'scale order', scaleItemsMax) };
       break;
+    case CommandKind.domain: {
+      if (length < 5) throw new JournalFormatError('frame: domain command array too short');
+      const type = reader.integer('type');
+      const version = reader.integer('domain format version');
+      const domain = domainOfType(type);
+      const codec = domainCodecOf(type);
+      if (domain === undefined || codec === undefined) throw new JournalFormatError(`frame: unknown domain command type ${type}`);
+      if (version < 1 || version > domain.formatVersion) {
+        throw new JournalFormatError(`frame: ${domain.name} format version ${version}; this build reads up to ${domain.formatVersion}`);
+      }
+      expectLength(length, 5 + codec.fieldCount, codec.name);
+      domainFieldReader.reader = reader;
+      command = { kind, seq, ts, type, body: codec.read(domainFieldReader, version) };
+      break;
+    }
     default:
       throw new JournalFormatError(`frame: unknown command kind ${kind}`);
   }

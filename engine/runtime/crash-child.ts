@@ -11,7 +11,7 @@ import { CommandGenerator } from '../core/sim/generator.ts';
 import { loadMarkets } from './markets.ts';
 import { DurableEngine } from './durable-engine.ts';
 import { SequencerBusyError } from './sequencer.ts';
-import { platformDomains } from '../domains/index.ts';
+import { domainGenerators, platformDomains } from '../domains/index.ts';
 
 const [dataDir, seedText] = process.argv.slice(2);
 if (dataDir === undefined || seedText === undefined) {
@@ -24,7 +24,7 @@ const markets = loadMarkets();
 let commandTs = 0;
 const durable = DurableEngine.open({ dataDir, engine: { markets, domains: platformDomains }, snapshotEveryCommands: 3000, clock: () => commandTs });
 const engine: Engine = durable.engine;
-const generator = new CommandGenerator({ seed: Number(seedText), markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
+const generator = new CommandGenerator({ seed: Number(seedText), markets, domains: domainGenerators(), oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
 const queue = generator.fundingCommands();
 let pendingLines = '';
 

@@ -25,7 +25,7 @@ import { listSnapshots } from '../journal/snapshot-file.ts';
 import { loadMarkets } from './markets.ts';
 import { DurableEngine, type DurableEngineOptions } from './durable-engine.ts';
 import { SequencerBusyError } from './sequencer.ts';
-import { platformDomains } from '../domains/index.ts';
+import { domainGenerators, platformDomains } from '../domains/index.ts';
 
 const markets = loadMarkets();
 
@@ -48,7 +48,7 @@ function open(dataDir: string, extra: Partial<DurableEngineOptions> = {}): Durab
 /** Submits `count` generated commands, letting batches form; returns when all are answered. */
 async function run(durable: DurableEngine, seed: number, count: number): Promise<number> {
   const engine = durable.engine;
-  const generator = new CommandGenerator({ seed, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
+  const generator = new CommandGenerator({ seed, markets, domains: domainGenerators(), oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
   const commands: Command[] = generator.fundingCommands();
   let accepted = 0;
   const pending: Array<Promise<unknown>> = [];
@@ -65,7 +65,7 @@ async function run(durable: DurableEngine, seed: number, count: number): Promise
 /** The state after exactly the first `journaled` accepted commands of a seed's stream. */
 function expectedHash(seed: number, journaled: number): string {
   const engine = new Engine({ markets, domains: platformDomains });
-  const generator = new CommandGenerator({ seed, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
+  const generator = new CommandGenerator({ seed, markets, domains: domainGenerators(), oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
   const funding = generator.fundingCommands();
   let accepted = 0;
   for (let index = 0; accepted < journaled; index++) {

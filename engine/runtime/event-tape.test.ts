@@ -7,7 +7,7 @@ import { noSlot } from '../core/order-store.ts';
 import { CommandGenerator } from '../core/sim/generator.ts';
 import { loadMarkets } from './markets.ts';
 import { EventTape, TapeReader } from './event-tape.ts';
-import { platformDomains } from '../domains/index.ts';
+import { domainGenerators, platformDomains } from '../domains/index.ts';
 
 test('events read back from the tape equal the events the engine emitted', () => {
   const markets = loadMarkets();
@@ -20,7 +20,7 @@ test('events read back from the tape equal the events the engine emitted', () =>
     },
   };
   const engine = new Engine({ markets, sink: both, domains: platformDomains });
-  const generator = new CommandGenerator({ seed: 8, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
+  const generator = new CommandGenerator({ seed: 8, markets, domains: domainGenerators(), oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
   for (const command of generator.fundingCommands()) engine.apply(command);
   for (let index = 0; index < 20_000; index++) engine.apply(generator.next());
   const read: EngineEvent[] = [];

@@ -6,7 +6,8 @@
  * the tape they cost no allocation at all once the tape has grown.
  *
  * Readers get each event as a reused object valid only during the visit; a reader that keeps one copies
- * it (`copyEvent`).
+ * it (`copyEvent`). Domain events are the exception: they are rare, already fresh objects and shaped by
+ * their domains, so the tape keeps them as they are in a side array (`objects`) and records their index.
  */
 import {
   AmmFill,
@@ -27,6 +28,7 @@ import {
   TwapStarted,
   VenueExpired,
   VenueQuoted,
+  type DomainEvent,
   type EngineEvent,
   type EventSink,
   type Liquidity,
@@ -41,19 +43,23 @@ export class EventTape implements EventSink {
   numbers = new Float64Array(1 << 16);
   length = 0;
   readonly strings: string[] = [];
+  /** Domain events, in the order recorded. */
+  readonly objects: DomainEvent[] = [];
 
-  /** A tape holding `numbers` (all of them) and `strings`, as another tape recorded them. */
-  static of(numbers: Float64Array<ArrayBuffer>, strings: readonly string[]): EventTape {
+  /** A tape holding `numbers` (all of them), `strings` and `objects`, as another tape recorded them. */
+  static of(numbers: Float64Array<ArrayBuffer>, strings: readonly string[], objects: readonly DomainEvent[] = []): EventTape {
     const tape = new EventTape();
     tape.numbers = numbers;
     tape.length = numbers.length;
     tape.strings.push(...strings);
+    tape.objects.push(...objects);
     return tape;
   }
 
   reset(): void {
     this.length = 0;
     this.strings.length = 0;
+    this.objects.length = 0;
   }
 
   private room(count: number): Float64Array {
@@ -69,6 +75,12 @@ export class EventTape implements EventSink {
     let n: Float64Array;
     let at = this.length;
     switch (event.kind) {
+      case EventKind.domain:
+        n = this.room(2);
+        n[at++] = event.kind;
+        n[at++] = this.objects.length;
+        this.objects.push(event);
+        break;
       case EventKind.orderAccepted:
         n = this.room(18);
         n[at++] = event.kind;
@@ -327,6 +339,9 @@ export class TapeReader {
     while (at < end) {
       const kind = n[at++]!;
       switch (kind) {
+        case EventKind.domain:
+          visit(tape.objects[n[at++]!]!);
+          break;
         case EventKind.orderAccepted: {
           const event = this.accepted;
           event.orderId = n[at++]!;

@@ -4,7 +4,7 @@
  * instead: the batch's events on a tape of numbers (whose buffer is transferred, not copied) and, for each
  * command that made events, its seq, its timestamp and where its events end.
  */
-import type { EngineEvent } from '../core/events.ts';
+import type { DomainEvent, EngineEvent } from '../core/events.ts';
 import { EventTape, TapeReader } from './event-tape.ts';
 import type { DurableBatch } from './sequencer.ts';
 
@@ -14,6 +14,8 @@ export interface PackedBatch {
   /** The tape's numbers, exactly `length` of them. */
   readonly numbers: Float64Array<ArrayBuffer>;
   readonly strings: string[];
+  /** Domain events (plain data: structured-cloned across threads). */
+  readonly objects: DomainEvent[];
   /** Per command with events, in seq order: its seq, its timestamp, and the tape position after its events. */
   readonly seqs: Float64Array<ArrayBuffer>;
   readonly timestamps: Float64Array<ArrayBuffer>;
@@ -64,6 +66,7 @@ export class BatchPacker {
       lastSeq: this.lastSeq,
       numbers: this.tape.numbers.slice(0, this.tape.length),
       strings: this.tape.strings.slice(),
+      objects: this.tape.objects.slice(),
       seqs: Float64Array.from(this.seqs),
       timestamps: Float64Array.from(this.timestamps),
       ends: Float64Array.from(this.ends),
@@ -100,7 +103,7 @@ export class PackedBatchView implements DurableBatch {
   constructor(private readonly packed: PackedBatch) {
     this.firstSeq = packed.firstSeq;
     this.lastSeq = packed.lastSeq;
-    this.tape = EventTape.of(packed.numbers, packed.strings);
+    this.tape = EventTape.of(packed.numbers, packed.strings, packed.objects);
   }
 
   forEachEvent(visit: (event: EngineEvent, seq: number, ts: number) => void): void {

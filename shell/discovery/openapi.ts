@@ -40,6 +40,11 @@ function security(route: Route): Array<Record<string, string[]>> {
  * taken id gets a counter: OpenAPI requires operationIds to be unique.
  */
 function operationId(route: Route, taken: Set<string>): string {
+  if (route.name !== undefined) {
+    if (taken.has(route.name)) throw new Error(`two routes are named ${route.name}`);
+    taken.add(route.name);
+    return route.name;
+  }
   const words = route.path.replace(/\{([^}]+)\}/g, 'by_$1').replace(/[^a-zA-Z0-9]+/g, '_').replace(/^_|_$/g, '');
   const base = `${route.method.toLowerCase()}_${words}`;
   let id = base;
@@ -64,17 +69,20 @@ function parameters(route: Route): Array<Record<string, unknown>> {
 function operation(route: Route, taken: Set<string>): Record<string, unknown> {
   const declared = parameters(route);
   const errors = { description: 'refused', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  const success = route.status === undefined ? '2XX' : String(route.status);
   return {
     summary: route.summary,
     operationId: operationId(route, taken),
+    ...(route.tags === undefined ? {} : { tags: [...route.tags] }),
     ...(declared.length > 0 ? { parameters: declared } : {}),
     ...(route.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } }),
     security: security(route),
     'x-rate-limit-class': route.rateLimit,
+    ...(route.errors === undefined ? {} : { 'x-error-codes': [...route.errors] }),
     ...(route.permission === undefined ? {} : { 'x-permission': route.permission }),
     responses: {
-      // Successes are 200, 201 or 202 depending on the route; the table does not say which.
-      '2XX': { description: 'ok', content: { 'application/json': { schema: route.response ?? { type: 'object' } } } },
+      // Successes are 200, 201 or 202: a declaration that names its status gets it, the older ones '2XX'.
+      [success]: { description: 'ok', content: { 'application/json': { schema: route.response ?? { type: 'object' } } } },
       '4XX': errors,
       '5XX': errors,
     },

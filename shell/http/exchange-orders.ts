@@ -21,7 +21,7 @@ import {
   type PlaceOrder,
 } from '../../engine/core/commands.ts';
 import { EventKind, Liquidity, OrderStatus, orderStatusNames, type EngineEvent } from '../../engine/core/events.ts';
-import { Result, resultCode, resultMessage } from '../../engine/core/results.ts';
+import { Result, resultCode, resultMessage, type ResultCode } from '../../engine/core/results.ts';
 import { formatPrice, formatQuantity, priceToTicks, quantityToLots, type Pair } from '../../engine/core/units.ts';
 import { noSlot } from '../../engine/core/order-store.ts';
 import type { Outcome } from '../../engine/runtime/sequencer.ts';
@@ -73,12 +73,12 @@ interface OrderBody {
   stp?: (typeof selfTradePreventionNames)[number];
 }
 
-export function refuse(field: string, code: (typeof Result)[keyof typeof Result]): never {
+export function refuse(field: string, code: ResultCode): never {
   throw new ApiError(422, resultCode(code), `${field}: ${resultMessage(code)}`);
 }
 
 /** A price field in ticks; refuses when it is missing (`missing`) or not a valid price of the pair. */
-export function ticksOf(field: string, value: unknown, pair: Pair, missing: (typeof Result)[keyof typeof Result]): number {
+export function ticksOf(field: string, value: unknown, pair: Pair, missing: ResultCode): number {
   if (value === undefined) refuse(field, missing);
   const price = priceToTicks(value, pair);
   if (price.code !== Result.ok) refuse(field, price.code);

@@ -14,6 +14,7 @@
  * closures and header objects made per request as a large share of the thread's time).
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import type { Static, TSchema } from '@sinclair/typebox';
 import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { ApiError, errorBody } from './errors.ts';
 import { Router } from './router.ts';
@@ -37,8 +38,11 @@ export interface RequestContext {
   readonly method: Method;
   readonly path: string;
   readonly params: Readonly<Record<string, string>>;
+  /** Query parameters; a key given more than once holds its last value here (see `queryAll`). */
   readonly query: Readonly<Record<string, string>>;
   readonly body: unknown;
+  /** Every value of a query key, in order (`?assets=BTC&assets=ETH`); empty when absent. */
+  queryAll(name: string): string[];
   /** The caller, for routes that need one (null for `none`). */
   readonly principal: Principal | null;
   /** One of the request headers the shell reads (x-api-key, authorization, host); '' for any other or when absent. */
@@ -71,6 +75,17 @@ export type Reply = (ReplyBase & { body: unknown }) | (ReplyBase & { json: strin
 export interface Route {
   readonly method: Method;
   readonly path: string;
+  /**
+   * The operation's name: its OpenAPI operationId and, later, its MCP tool name (`get_price_history`).
+   * Routes declared before names existed get one derived from method and path.
+   */
+  readonly name?: string;
+  /** The SPEC section(s) the route belongs to, as OpenAPI tags. */
+  readonly tags?: readonly string[];
+  /** The status of a success (200 unless said). */
+  readonly status?: number;
+  /** The error codes the route may answer beyond the shared ones (auth, rate limit, validation). */
+  readonly errors?: readonly string[];
   readonly auth: AuthKind;
   /** What an API key must be allowed to do (bearer sessions may do everything). */
   readonly permission?: Permission;
@@ -229,6 +244,11 @@ class HttpExchange implements RequestContext, Credentials {
     this.respond(500, errorBody('INTERNAL_ERROR', 'internal error'));
   }
 
+  queryAll(name: string): string[] {
+    if (this.queryText === '') return [];
+    return new URLSearchParams(this.queryText).getAll(name);
+  }
+
   /** After credentials: validate, then run the handler. */
   run(): void {
     const compiled = this.compiled!;
@@ -380,4 +400,27 @@ export class RouteTable {
     exchange.principal = principal;
     exchange.run();
   }
+}
+
+/** A request whose query and body have passed their TypeBox schemas, typed by them. */
+export interface TypedRequest<Query, Body> extends RequestContext {
+  readonly query: Query & Readonly<Record<string, string>>;
+  readonly body: Body;
+}
+
+/**
+ * Declares a route whose schemas are TypeBox declarations: one declaration is both the JSON Schema that
+ * ajv compiles (and that the OpenAPI document and the MCP tool list show) and the static type the
+ * handler reads, so a handler needs no casts of its query or body.
+ */
+export function declareRoute<Query extends TSchema = TSchema, Body extends TSchema = TSchema>(
+  declaration: Omit<Route, 'query' | 'body' | 'handler'> & {
+    readonly name: string;
+    readonly tags: readonly string[];
+    readonly query?: Query;
+    readonly body?: Body;
+    readonly handler: (request: TypedRequest<Static<Query>, Static<Body>>) => Reply | Promise<Reply> | Later;
+  },
+): Route {
+  return declaration as unknown as Route;
 }

@@ -16,7 +16,7 @@ import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
 import { MarketData, type Channel } from './market-data.ts';
 import { VenueDirectory } from './venue-directory.ts';
 import { loadChains } from '../funding/chains.ts';
-import { platformDomains } from '../../engine/domains/index.ts';
+import { domainGenerators, platformDomains } from '../../engine/domains/index.ts';
 
 const markets = loadMarkets();
 
@@ -58,7 +58,7 @@ function engineLevels(engine: Engine, pair: Pair, side: 0 | 1): Array<[string, s
 test('levels and streams kept from durable events equal the engine books, batch after batch', () => {
   const collected = new CollectingSink();
   const engine = new Engine({ markets, sink: collected, domains: platformDomains });
-  const generator = new CommandGenerator({ seed: 21, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
+  const generator = new CommandGenerator({ seed: 21, markets, domains: domainGenerators(), oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
   for (const command of generator.fundingCommands()) engine.apply(command);
   // Start with resting orders already in the books: MarketData must take them from the engine.
   for (let index = 0; index < 3000; index++) engine.apply(generator.next());

@@ -211,7 +211,7 @@ export class MarketData {
   }
 
   private apply(event: EngineEvent, ts: number): void {
-    if (event.mode !== 0) return;
+    if (event.kind === EventKind.domain || event.mode !== 0) return;
     switch (event.kind) {
       case EventKind.orderRested:
         this.change(event.pairId, event.side, event.priceTicks, event.remainingLots, 1, ts);

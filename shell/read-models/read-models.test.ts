@@ -27,7 +27,7 @@ import { ReadModelQueries } from './queries.ts';
 import { ReadModelWriter, replayCommandsPerTransaction } from './writer.ts';
 import { Tickers, minuteMs, windowMinutes } from './ticker.ts';
 import { defaultMarketsPath } from '../../engine/runtime/markets.ts';
-import { platformDomains } from '../../engine/domains/index.ts';
+import { domainGenerators, platformDomains } from '../../engine/domains/index.ts';
 
 const markets = loadMarkets();
 const startTs = 1_767_225_600_000;
@@ -54,7 +54,7 @@ function batchOf(commands: readonly Journaled[]): DurableBatch {
 function runEngine(seed: number, count: number): { engine: Engine; journaled: Journaled[] } {
   const sink = new CollectingSink();
   const engine = new Engine({ markets, sink, domains: platformDomains });
-  const generator = new CommandGenerator({ seed, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
+  const generator = new CommandGenerator({ seed, markets, domains: domainGenerators(), oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
   const funding = generator.fundingCommands();
   const journaled: Journaled[] = [];
   for (let index = 0; index < count; index++) {
@@ -359,7 +359,7 @@ test('read models written on their worker answer after their writes, and lost tr
   try {
     const first = openAll(dataDir, clock);
     const engine = first.durable.engine;
-    const generator = new CommandGenerator({ seed: 33, markets, oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
+    const generator = new CommandGenerator({ seed: 33, markets, domains: domainGenerators(), oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
     const funding = generator.fundingCommands();
     await submit(first.durable, generator, funding, 6_000);
     const olderSeq = await committed(first);

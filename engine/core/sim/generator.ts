@@ -75,9 +75,19 @@ export interface LiveOrderOracle {
   lastOrderId?(): number;
 }
 
+/**
+ * A domain's part of the seeded simulation (its descriptor's `simulation`): given the generator's random
+ * stream and the time of the command it returns, a command of the domain, valid or deliberately not.
+ */
+export interface DomainCommandGenerator {
+  next(random: Prng, nowMs: number): Command;
+}
+
 export interface GeneratorOptions {
   readonly seed: number;
   readonly markets: Markets;
+  /** The domains' generators (engine/domains/index.ts: `domainGenerators()`); a share of commands comes from them. */
+  readonly domains?: readonly DomainCommandGenerator[];
   /** Users 1..users trade; few users make self-trades common. */
   readonly users?: number;
   /** Pairs to trade (ids); all by default. */
@@ -119,6 +129,8 @@ const quietSpellMs = 31_000;
 const startPrices: Record<string, number> = { ETH: 3000, BTC: 60000, SOL: 150, DOGE: 0.15, PLAT: 0.5, PRED: 0.2 };
 
 const rememberedMax = 4096;
+/** Share of commands that come from the domains' generators when there are any. */
+const domainShare = 0.01;
 /** Share of live withdrawals that go to an external address (WithdrawTo) rather than a plain Withdraw. */
 const withdrawToShare = 0.4;
 /** TWAPs remembered for cancels. */
@@ -135,6 +147,8 @@ const startQuoteAtoms = 10_000_000_000_000;
 
 export class CommandGenerator {
   private readonly random: Prng;
+  /** The domains' own stream (see domainCommand). */
+  private readonly domainRandom: Prng;
   private readonly users: number;
   private readonly pairs: PairState[];
   private readonly paperShare: number;
@@ -149,6 +163,7 @@ export class CommandGenerator {
 
   constructor(private readonly options: GeneratorOptions) {
     this.random = new Prng(options.seed);
+    this.domainRandom = new Prng(options.seed ^ 0x5eed_d0ca);
     this.users = options.users ?? 12;
     this.paperShare = options.paperShare ?? 0.2;
     this.ts = options.startTs ?? 1_767_225_600_000;
@@ -192,6 +207,8 @@ export class CommandGenerator {
   }
 
   next(): Command {
+    const domains = this.options.domains;
+    if (domains !== undefined && domains.length > 0 && this.domainRandom.chance(domainShare)) return this.domainCommand(domains);
     const random = this.random;
     const state = random.pick(this.pairs);
     // The mid drifts by a tick now and then, so books move and stops trigger.
@@ -219,6 +236,17 @@ export class CommandGenerator {
     if (roll < 0.9965) return this.runTimers();
     if (roll < 0.9985) return this.placeScale(state);
     return this.place(state, 'rest');
+  }
+
+  /**
+   * A domain's command, drawn from a stream of its own and stamped at the current time: the exchange's
+   * stream stays the same command for command whether domains are simulated or not.
+   */
+  private domainCommand(domains: readonly DomainCommandGenerator[]): Command {
+    const command = this.domainRandom.pick(domains).next(this.domainRandom, this.ts);
+    command.seq = ++this.seq;
+    command.ts = this.ts;
+    return command;
   }
 
   /** The next order id: after the generator's last and the engine's (whose TWAP slices take ids too). */

@@ -26,7 +26,7 @@
 import { assert } from '../../core/assert.ts';
 import { CommandKind, GroupKind, OrderType, SelfTradePrevention, TimeInForce, type CancelTwap, type Command, type Mode, type OrderRequest, type Side, type StartTwap } from '../../core/commands.ts';
 import { noTimerMs, type DomainModule } from '../../core/domain.ts';
-import type { Engine } from '../../core/engine.ts';
+import type { DomainPort } from '../../core/port.ts';
 import { TwapEnded, TwapSliced, TwapStarted, TwapStatus } from '../../core/events.ts';
 import { noAccount } from '../../core/ledger.ts';
 import { twapDurationMsMax, twapIntervalMsMax, twapIntervalMsMin, twapSlicesMax, userIdMax } from '../../core/limits.ts';
@@ -101,6 +101,7 @@ export function twapSlices(durationMs: number, intervalMs: number): number {
 export class Twaps implements DomainModule {
   readonly name = 'twaps';
   readonly commandKinds = [CommandKind.startTwap, CommandKind.cancelTwap] as const;
+  readonly commandTypes: readonly number[] = [];
   /** The last TWAP id accepted; ids must increase. */
   lastTwapId = 0;
   /** Active TWAPs by id; a Map keeps insertion order, which is id order (ids increase). */
@@ -128,7 +129,7 @@ export class Twaps implements DomainModule {
   };
   private readonly due: Twap[] = [];
 
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly engine: DomainPort) {}
 
   // -------------------------------------------------------------------------------------------------
   // Commands
@@ -203,7 +204,7 @@ export class Twaps implements DomainModule {
     event.slicesTotal = slicesTotal;
     event.startedMs = twap.startedMs;
     event.nextSliceMs = slicesTotal > 1 ? twap.startedMs + intervalMs : 0;
-    engine.sink.onEvent(event);
+    engine.emit(event);
     this.recordSlice(twap, firstLots, firstResult);
     return Result.ok;
   }
@@ -257,7 +258,7 @@ export class Twaps implements DomainModule {
   private placeSlice(twap: Twap, lots: number): ResultCode {
     const engine = this.engine;
     const request = this.slice;
-    request.orderId = engine.lastOrderId + 1;
+    request.orderId = engine.nextOrderId();
     request.userId = twap.userId;
     request.mode = twap.mode;
     request.pairId = twap.pairId;
@@ -298,7 +299,7 @@ export class Twaps implements DomainModule {
     event.filledNotionalAtoms = twap.filledNotionalAtoms;
     event.remainingLots = twap.remainingLots;
     event.nextSliceMs = last ? 0 : twap.nextSliceMs;
-    this.engine.sink.onEvent(event);
+    this.engine.emit(event);
     if (last) this.end(twap, twap.remainingLots === 0 ? TwapStatus.completed : TwapStatus.expired);
   }
 
@@ -312,7 +313,7 @@ export class Twaps implements DomainModule {
     event.slicesDone = twap.slicesDone;
     event.filledLots = twap.filledLots;
     event.filledNotionalAtoms = twap.filledNotionalAtoms;
-    this.engine.sink.onEvent(event);
+    this.engine.emit(event);
     this.active.delete(twap.twapId);
     const accountKey = twap.userId * 2 + twap.mode;
     const count = this.perAccount.get(accountKey)! - 1;
