@@ -27,6 +27,22 @@ export interface Config {
   readonly ammFlow: 'sim' | 'off';
   readonly ammQuoteIntervalMs: number;
   readonly ammSeed: number;
+  /** The price oracle's source: `sim` (seeded walk, the default), `file` (PRICE_FILE) or `http` (PRICE_HTTP_URL). */
+  readonly priceFeed: 'sim' | 'file' | 'http';
+  readonly priceSeed: number;
+  /** How often the oracle polls its source and journals the prices. */
+  readonly priceTickMs: number;
+  /** A price older than this is reported `stale`. */
+  readonly priceStaleMs: number;
+  /** Daily closes asked of the source for an asset the journal has never priced. */
+  readonly priceHistoryDays: number;
+  readonly priceFile: string;
+  /** `file` feed: when set (1), the file's timeline is shifted to play from the server's start. */
+  readonly priceFileReplay: boolean;
+  readonly priceHttpUrl: string;
+  readonly priceHttpTimeoutMs: number;
+  /** Lets outbound requests reach loopback and private addresses: for tests only, never in production. */
+  readonly outboundAllowPrivate: boolean;
 }
 
 export const defaultPaperBalances = 'USDC:100000,ETH:10,BTC:1,SOL:500,DOGE:500000,PLAT:100000,PRED:100000';
@@ -37,6 +53,17 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, low: nu
   const value = Number(text);
   if (!Number.isSafeInteger(value) || value < low || value > high) throw new Error(`${name} must be an integer in ${low}..${high}`);
   return value;
+}
+
+function priceFeed(text: string): 'sim' | 'file' | 'http' {
+  if (text !== 'sim' && text !== 'file' && text !== 'http') throw new Error('PRICE_FEED must be sim, file or http');
+  return text;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const text = env[name] ?? '';
+  if (text !== '' && text !== '0' && text !== '1') throw new Error(`${name} must be 0 or 1`);
+  return text === '1';
 }
 
 function ammFlow(text: string): 'sim' | 'off' {
@@ -66,5 +93,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ammFlow: ammFlow(env['AMM_FLOW'] ?? 'sim'),
     ammQuoteIntervalMs: integer(env, 'AMM_QUOTE_INTERVAL_MS', 500, 50, 60_000),
     ammSeed: integer(env, 'AMM_SEED', 1, 0, 2 ** 31 - 1),
+    ...priceSettings(env),
+  };
+}
+
+function priceSettings(env: NodeJS.ProcessEnv) {
+  const feed = priceFeed(env['PRICE_FEED'] ?? 'sim');
+  const priceFile = env['PRICE_FILE'] ?? '';
+  const priceHttpUrl = env['PRICE_HTTP_URL'] ?? '';
+  if (feed === 'file' && priceFile === '') throw new Error('PRICE_FEED=file needs PRICE_FILE');
+  if (feed === 'http' && priceHttpUrl === '') throw new Error('PRICE_FEED=http needs PRICE_HTTP_URL');
+  const priceTickMs = integer(env, 'PRICE_TICK_MS', 2000, 100, 3_600_000);
+  return {
+    priceFeed: feed,
+    priceSeed: integer(env, 'PRICE_SEED', 1, 0, 2 ** 31 - 1),
+    priceTickMs,
+    priceStaleMs: integer(env, 'PRICE_STALE_MS', Math.max(30_000, priceTickMs * 5), 1000, 86_400_000),
+    priceHistoryDays: integer(env, 'PRICE_HISTORY_DAYS', 420, 0, 1000),
+    priceFile,
+    priceFileReplay: flag(env, 'PRICE_FILE_REPLAY'),
+    priceHttpUrl,
+    priceHttpTimeoutMs: integer(env, 'PRICE_HTTP_TIMEOUT_MS', 5000, 100, 60_000),
+    outboundAllowPrivate: flag(env, 'OUTBOUND_ALLOW_PRIVATE'),
   };
 }

@@ -16,10 +16,6 @@ import { loadConfig, type Config } from './config.ts';
 import { jsonLog, type Log } from './log.ts';
 import type { ShellContext } from './context.ts';
 import { RouteTable } from './http/route-table.ts';
-import { exchangePublicRoutes } from './http/exchange-public.ts';
-import { adminRoutes } from './http/admin.ts';
-import { authRoutes } from './http/auth-routes.ts';
-import { accountRoutes } from './http/account.ts';
 import { namedSecret, openDatabase } from './store/database.ts';
 import { loadChains } from './funding/chains.ts';
 import { AmmManager, defaultAmmSettings, loadPools } from '../engine/runtime/amm-manager.ts';
@@ -28,20 +24,15 @@ import { venueInfoOf } from './market/venue-directory.ts';
 import { VenueDirectory } from './market/venue-directory.ts';
 import { parsePaperBalances } from './http/paper.ts';
 import { WithdrawalAddresses } from './funding/withdrawal-addresses.ts';
-import { fundingRoutes } from './http/funding.ts';
 import { Tokens } from './auth/tokens.ts';
 import { Authenticator } from './auth/authenticator.ts';
 import { ApiKeys } from './auth/api-keys.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
-import { apiKeyRoutes } from './http/api-keys.ts';
-import { exchangeOrderRoutes } from './http/exchange-orders.ts';
-import { exchangeAlgoRoutes } from './http/exchange-algos.ts';
 import { Timers } from '../engine/runtime/timers.ts';
-import { dayFigures, exchangeHistoryRoutes } from './http/exchange-history.ts';
+import { dayFigures } from './http/exchange-history.ts';
+import { shellModules, type ModuleInstance } from './modules.ts';
 import { ReadModels } from './read-models/read-models.ts';
 import { Tickers } from './read-models/ticker.ts';
-import { twoFactorRoutes } from './http/two-factor-routes.ts';
-import { agentRoutes } from './http/agents.ts';
 import { discoveryRoutes } from './discovery/discovery-routes.ts';
 import { TwoFactor } from './auth/two-factor.ts';
 import { MarketData } from './market/market-data.ts';
@@ -55,19 +46,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export function buildRouteTable(context: ShellContext): RouteTable {
+/** The route table of every module's routes (shell/modules.ts), then the discovery documents made from it. */
+export function buildRouteTable(instances: readonly ModuleInstance[]): RouteTable {
   const table = new RouteTable();
-  table.add(exchangePublicRoutes(context));
-  table.add(adminRoutes(context));
-  table.add(authRoutes(context));
-  table.add(accountRoutes(context));
-  table.add(fundingRoutes(context));
-  table.add(apiKeyRoutes(context));
-  table.add(exchangeOrderRoutes(context));
-  table.add(exchangeAlgoRoutes(context));
-  table.add(exchangeHistoryRoutes(context, context.readModels));
-  table.add(twoFactorRoutes(context));
-  table.add(agentRoutes(context));
+  for (const instance of instances) table.add(instance.routes);
   table.add(discoveryRoutes(table));
   return table;
 }
@@ -131,10 +113,16 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   const paperFunding = parsePaperBalances(config.paperBalances, markets);
   const funding = { chains, addresses: new WithdrawalAddresses(db, chains, clock), depositSecret: namedSecret(db, 'deposit') };
   const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, amm, timers, venues, paperFunding, streamConnections, clock, log, identity: { db, tokens, keys, twoFactor }, funding };
-  const table = buildRouteTable(context);
+  const instances = shellModules.map((module) => module.create(context));
+  for (const instance of instances) {
+    const onDurable = instance.onDurable;
+    if (onDurable !== undefined) durableFeeds.push(onDurable);
+  }
+  const table = buildRouteTable(instances);
   table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey), log });
   amm.start();
   timers.start();
+  for (const instance of instances) await instance.start?.();
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
     app.listen(config.host, config.port, (socket) => (socket === false ? reject(new Error(`cannot listen on ${config.host}:${config.port}`)) : resolve(socket)));
   });
@@ -149,6 +137,7 @@ export async function startServer(config: Config, log: Log, clock: () => number 
       closing ??= (async () => {
         uWS.us_listen_socket_close(listenSocket);
         stream.closeAll();
+        for (const instance of instances) await instance.close?.();
         await amm.close();
         // No RunTimers may be enqueued into a closing sequencer.
         timers.stop();

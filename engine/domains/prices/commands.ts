@@ -68,10 +68,12 @@ export interface PricesTicked {
   timestampMs: number;
 }
 
+/** Carries the closes themselves, so that a read model can follow the oracle from events alone. */
 export interface PriceHistorySeeded {
+  source: PriceSource;
   symbol: string;
   firstDay: number;
-  days: number;
+  closesE8: number[];
 }
 
 export const PricesResult = {

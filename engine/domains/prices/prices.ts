@@ -225,7 +225,7 @@ export class Prices implements DomainModule {
     asset.source = body.source;
     asset.updatedMs = (asset.lastDay + 1) * msPerDay - 1;
     this.assets.set(body.symbol, asset);
-    const event: PriceHistorySeeded = { symbol: body.symbol, firstDay: body.firstDay, days: body.closesE8.length };
+    const event: PriceHistorySeeded = { source: body.source, symbol: body.symbol, firstDay: body.firstDay, closesE8: [...body.closesE8] };
     this.port.emit(domainEvent(PricesEventType.priceHistorySeeded, event));
     return Result.ok;
   }

@@ -1,0 +1,57 @@
+/**
+ * The shell's modules, in one list: what each area of the service adds to the server (its routes, and
+ * what it runs beside them: a read model fed by durable batches, a runtime service such as the price
+ * oracle). server.ts registers whatever this list holds, in order; adding a domain's shell is one line
+ * here (and one in engine/domains/index.ts for its engine side).
+ */
+import type { ShellContext } from './context.ts';
+import type { Route } from './http/route-table.ts';
+import type { DurableBatch } from '../engine/runtime/sequencer.ts';
+import { exchangePublicRoutes } from './http/exchange-public.ts';
+import { adminRoutes } from './http/admin.ts';
+import { authRoutes } from './http/auth-routes.ts';
+import { accountRoutes } from './http/account.ts';
+import { fundingRoutes } from './http/funding.ts';
+import { apiKeyRoutes } from './http/api-keys.ts';
+import { exchangeOrderRoutes } from './http/exchange-orders.ts';
+import { exchangeAlgoRoutes } from './http/exchange-algos.ts';
+import { exchangeHistoryRoutes } from './http/exchange-history.ts';
+import { twoFactorRoutes } from './http/two-factor-routes.ts';
+import { agentRoutes } from './http/agents.ts';
+import { pricesModule } from './prices/index.ts';
+
+/** One server's instance of a module. */
+export interface ModuleInstance {
+  readonly routes: readonly Route[];
+  /** Sees every durable batch, after the read models and before any submitter is answered. */
+  readonly onDurable?: (batch: DurableBatch) => void;
+  /** Starts what runs beside the routes, once the engine has recovered and the routes are mounted. */
+  readonly start?: () => Promise<void> | void;
+  /** Stops it; called before the engine closes. */
+  readonly close?: () => Promise<void> | void;
+}
+
+export interface ShellModule {
+  readonly name: string;
+  create(context: ShellContext): ModuleInstance;
+}
+
+/** A module that only adds routes. */
+function routesOnly(name: string, routes: (context: ShellContext) => Route[]): ShellModule {
+  return { name, create: (context) => ({ routes: routes(context) }) };
+}
+
+export const shellModules: readonly ShellModule[] = [
+  routesOnly('exchange-public', exchangePublicRoutes),
+  routesOnly('admin', adminRoutes),
+  routesOnly('auth', authRoutes),
+  routesOnly('account', accountRoutes),
+  routesOnly('funding', fundingRoutes),
+  routesOnly('api-keys', apiKeyRoutes),
+  routesOnly('exchange-orders', exchangeOrderRoutes),
+  routesOnly('exchange-algos', exchangeAlgoRoutes),
+  routesOnly('exchange-history', (context) => exchangeHistoryRoutes(context, context.readModels)),
+  routesOnly('two-factor', twoFactorRoutes),
+  routesOnly('agents', agentRoutes),
+  pricesModule,
+];
