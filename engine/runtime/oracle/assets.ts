@@ -1,9 +1,10 @@
 /** Loads the oracle's assets (fixtures/oracle-assets.json), strictly: a bad entry stops the start with its reason. */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { priceScale, type OracleAsset } from './source.ts';
 
-export const defaultOracleAssetsPath = fileURLToPath(new URL('../../../fixtures/oracle-assets.json', import.meta.url));
+import { defaultOracleAssetsPath } from '../markets.ts';
+
+export { defaultOracleAssetsPath };
 
 const symbolPattern = /^[A-Z0-9]{1,12}$/;
 const decimalPattern = /^(0|[1-9][0-9]{0,8})(\.[0-9]{1,8})?$/;
