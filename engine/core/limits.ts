@@ -106,6 +106,21 @@ export const venuePoolIdMax = 65_535;
 export const userIdMax = 2 ** 48 - 1;
 export const venueUserId = 2 ** 48;
 
+/** Accounts one domain may own (its escrow and pools), numbered 0 .. domainAccountsMax - 1. */
+export const domainAccountsMax = 2 ** 20;
+
+/**
+ * The user id of a domain's own account `index` (an escrow holding a market's collateral, a pool, a
+ * vault's treasury): above every client id and the venue id, one block of `domainAccountsMax` per domain
+ * id (1..999), so the ledger key (user id x 2 + mode) stays a safe integer. Money reaches and leaves these
+ * accounts only through the port's ledger moves, so the ledger's conservation holds for them as for users.
+ */
+export function domainUserId(domainId: number, index: number): number {
+  if (!Number.isInteger(domainId) || domainId < 1 || domainId > 999) throw new Error(`domain id ${domainId} is outside 1..999`);
+  if (!Number.isInteger(index) || index < 0 || index >= domainAccountsMax) throw new Error(`domain account ${index} is outside 0..${domainAccountsMax - 1}`);
+  return venueUserId + domainId * domainAccountsMax + index;
+}
+
 /** Assets one paper account may be opened with. */
 export const paperFundingAssetsMax = 32;
 

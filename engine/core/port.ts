@@ -7,7 +7,9 @@
  * - Time: `commandTimeMs()` is the journaled time of the command being applied (or of the RunTimers that
  *   runs a timer). Nothing else in a domain knows the time; nothing reads a clock.
  * - Money: `ledger` moves and holds funds between accounts under the ledger's own assertions (a move
- *   never creates or destroys money); minting (deposits, withdrawals) is not on the port.
+ *   never creates or destroys money); minting (deposits, withdrawals) is not on the port. A domain's own
+ *   accounts (escrow, pools) are ledger accounts of `domainUserId(domainId, index)` (limits.ts), opened
+ *   with `ledger.findOrOpen`.
  * - Orders: `placeGroupOrder` places an order through the client's own path (holds, matching, fees,
  *   events) on behalf of a parent the domain names; `nextOrderId()` is the id it must carry.
  * - Timers: a module says when its next timer is due (`DomainModule.nextTimerMs`); the runtime journals a
