@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { CommandKind, OrderType, SelfTradePrevention, TimeInForce, type Command, type OrderRequest, type WithdrawTo } from './commands.ts';
 import { Engine, feeCap, feeIncrement } from './engine.ts';
 import { BalanceReason, CollectingSink, EventKind, OrderStatus, copyEvent, type EngineEvent, type TradeExecuted } from './events.ts';
-import { withdrawAddressCharsMax, withdrawReferenceCharsMax } from './limits.ts';
+import { domainAccountsMax, domainUserId, venueUserId, withdrawAddressCharsMax, withdrawReferenceCharsMax } from './limits.ts';
 import { noSlot } from './order-store.ts';
 import { Result, resultCode } from './results.ts';
 import { stateHash } from './state-hash.ts';
@@ -495,6 +495,18 @@ test('deposits and withdrawals move supply; a withdrawal beyond available is ref
   assert.equal(h.apply({ kind: CommandKind.deposit, ...h.stamp(), userId: 5, mode: 1, assetId: 99, amountAtoms: 1 }), Result.unknownAsset);
   assert.equal(h.apply({ kind: CommandKind.deposit, ...h.stamp(), userId: 5, mode: 1, assetId: usdc.id, amountAtoms: 0.5 }), Result.invalidCommand);
   assert.equal(h.apply({ kind: CommandKind.deposit, ...h.stamp(), userId: 5, mode: 1, assetId: usdc.id, amountAtoms: Number.MAX_SAFE_INTEGER }), Result.balanceLimit);
+  h.audit();
+});
+
+test('a domain account takes deposits (a house treasury) but not withdrawals, and no other reserved id does', () => {
+  const h = new Harness();
+  const house = domainUserId(3, 0);
+  assert.equal(h.apply({ kind: CommandKind.deposit, ...h.stamp(), userId: house, mode: 0, assetId: usdc.id, amountAtoms: 700 }), Result.ok);
+  assert.equal(h.engine.ledger.supply[usdc.index], 700);
+  assert.equal(h.apply({ kind: CommandKind.withdraw, ...h.stamp(), userId: house, mode: 0, assetId: usdc.id, amountAtoms: 1 }), Result.invalidUser);
+  assert.equal(h.apply({ kind: CommandKind.deposit, ...h.stamp(), userId: venueUserId, mode: 0, assetId: usdc.id, amountAtoms: 1 }), Result.invalidUser);
+  assert.equal(h.apply({ kind: CommandKind.deposit, ...h.stamp(), userId: domainUserId(999, 0) + domainAccountsMax, mode: 0, assetId: usdc.id, amountAtoms: 1 }), Result.invalidUser);
+  assert.equal(h.engine.ledger.supply[usdc.index], 700);
   h.audit();
 });
 

@@ -87,6 +87,7 @@ import {
   safeIntegerMax,
   scaleOrdersMax,
   scaleOrdersMin,
+  isDomainUserId,
   userIdMax,
   venueLevelsPerSideMax,
   venuePoolIdMax,
@@ -466,7 +467,7 @@ export class Engine implements MatchHandler, DomainPort {
 
   private deposit(command: Deposit): ResultCode {
     const asset = this.markets.assetById(command.assetId);
-    if (!validUser(command.userId)) return Result.invalidUser;
+    if (!validUser(command.userId) && !isDomainUserId(command.userId)) return Result.invalidUser;
     if (command.mode !== 0 && command.mode !== 1) return Result.invalidMode;
     if (asset === undefined) return Result.unknownAsset;
     if (!Number.isSafeInteger(command.amountAtoms) || command.amountAtoms <= 0) return Result.invalidCommand;

@@ -121,6 +121,14 @@ export function domainUserId(domainId: number, index: number): number {
   return venueUserId + domainId * domainAccountsMax + index;
 }
 
+/**
+ * Whether `userId` is a domain's own account. Deposits may fund one (a house treasury that seeds pools is
+ * funded by a journaled Deposit, as any money enters the ledger); withdrawals and orders may not.
+ */
+export function isDomainUserId(userId: number): boolean {
+  return Number.isSafeInteger(userId) && userId >= venueUserId + domainAccountsMax && userId < venueUserId + 1000 * domainAccountsMax;
+}
+
 /** Assets one paper account may be opened with. */
 export const paperFundingAssetsMax = 32;
 
