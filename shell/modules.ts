@@ -7,6 +7,7 @@
 import type { ShellContext } from './context.ts';
 import type { Route } from './http/route-table.ts';
 import type { DurableBatch } from '../engine/runtime/sequencer.ts';
+import type { TopicStream } from './ws/topic-stream.ts';
 import { exchangePublicRoutes } from './http/exchange-public.ts';
 import { adminRoutes } from './http/admin.ts';
 import { authRoutes } from './http/auth-routes.ts';
@@ -25,6 +26,8 @@ export interface ModuleInstance {
   readonly routes: readonly Route[];
   /** Sees every durable batch, after the read models and before any submitter is answered. */
   readonly onDurable?: (batch: DurableBatch) => void;
+  /** WebSocket streams the module serves: server.ts mounts them before listening and closes them first. */
+  readonly streams?: readonly TopicStream<any>[];
   /** Starts what runs beside the routes, once the engine has recovered and the routes are mounted. */
   readonly start?: () => Promise<void> | void;
   /** Stops it; called before the engine closes. */

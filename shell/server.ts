@@ -37,6 +37,7 @@ import { discoveryRoutes } from './discovery/discovery-routes.ts';
 import { TwoFactor } from './auth/two-factor.ts';
 import { MarketData } from './market/market-data.ts';
 import { ExchangeStream } from './ws/exchange-stream.ts';
+import type { TopicStream } from './ws/topic-stream.ts';
 import { platformDomains } from '../engine/domains/index.ts';
 
 export interface RunningServer {
@@ -109,7 +110,9 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   const tokens = new Tokens(db, clock);
   const keys = new ApiKeys(db, clock);
   const twoFactor = new TwoFactor(db, clock);
-  const streamConnections = (): number => stream.openConnections;
+  // Module streams are known once the modules exist; until then (never while serving) they count 0.
+  let moduleStreams: readonly TopicStream<unknown>[] = [];
+  const streamConnections = (): number => moduleStreams.reduce((sum, moduleStream) => sum + moduleStream.openConnections, stream.openConnections);
   const paperFunding = parsePaperBalances(config.paperBalances, markets);
   const funding = { chains, addresses: new WithdrawalAddresses(db, chains, clock), depositSecret: namedSecret(db, 'deposit') };
   const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, amm, timers, venues, paperFunding, streamConnections, clock, log, identity: { db, tokens, keys, twoFactor }, funding };
@@ -118,6 +121,9 @@ export async function startServer(config: Config, log: Log, clock: () => number 
     const onDurable = instance.onDurable;
     if (onDurable !== undefined) durableFeeds.push(onDurable);
   }
+  const streams = instances.flatMap((instance) => instance.streams ?? []);
+  for (const moduleStream of streams) moduleStream.mount(app);
+  moduleStreams = streams;
   const table = buildRouteTable(instances);
   table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey), log });
   amm.start();
@@ -137,6 +143,7 @@ export async function startServer(config: Config, log: Log, clock: () => number 
       closing ??= (async () => {
         uWS.us_listen_socket_close(listenSocket);
         stream.closeAll();
+        for (const moduleStream of streams) moduleStream.closeAll();
         for (const instance of instances) await instance.close?.();
         await amm.close();
         // No RunTimers may be enqueued into a closing sequencer.
