@@ -185,3 +185,18 @@ test('a journal of ticks replays through the frame codec to the same state hash,
   for (const command of h.journal.slice(0, -1)) other.apply(command);
   assert.notEqual(stateHash(other), stateHash(h.engine));
 });
+
+test('tick listeners run after an accepted tick, with its symbols and time, and never for a refused one', () => {
+  const h = new Harness();
+  const heard: Array<[string[], number, number]> = [];
+  h.prices.onTicked((symbols, nowMs) => heard.push([[...symbols], nowMs, h.prices.priceE8('BTC')]));
+  const at = day0 * msPerDay;
+  assert.equal(h.ticks(at, { BTC: 9_000_000_000_000, ETH: 300_000_000_000 }), Result.ok);
+  assert.equal(h.ticks(at + 1000, { BTC: 0 }), PricesResult.invalidTicks);
+  assert.equal(h.ticks(at + 2000, { BTC: 9_100_000_000_000 }), Result.ok);
+  // The listener sees the new price already set.
+  assert.deepEqual(heard, [
+    [['BTC', 'ETH'], at, 9_000_000_000_000],
+    [['BTC'], at + 2000, 9_100_000_000_000],
+  ]);
+});

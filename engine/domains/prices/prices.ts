@@ -87,6 +87,7 @@ export class Prices implements DomainModule {
   readonly commandTypes = [PricesCommandType.postPriceTicks, PricesCommandType.seedPriceHistory];
   /** Assets in the order they were first priced (journal order: the same on every replay). */
   private readonly assets = new Map<string, AssetPrice>();
+  private readonly tickListeners: Array<(symbols: readonly string[], nowMs: number) => void> = [];
 
   constructor(private readonly port: DomainPort) {}
 
@@ -167,7 +168,20 @@ export class Prices implements DomainModule {
     }
     const event: PricesTicked = { source: body.source, symbols: [...body.symbols], pricesE8: [...body.pricesE8], timestampMs: nowMs };
     this.port.emit(domainEvent(PricesEventType.pricesTicked, event));
+    for (const listener of this.tickListeners) listener(body.symbols, nowMs);
     return Result.ok;
+  }
+
+  /**
+   * Calls `listener` after every accepted PostPriceTicks, with the symbols it priced and its time, inside
+   * the same command: a domain that must act at a journaled price (a liquidation, a market waiting for
+   * its first price) registers here when it is created, so the action replays at the same tick. The
+   * listener runs after the prices are set and the PricesTicked event is emitted; the tick cannot be
+   * refused any more, so the listener must not fail. Listeners run in registration order (the domain
+   * list's order).
+   */
+  onTicked(listener: (symbols: readonly string[], nowMs: number) => void): void {
+    this.tickListeners.push(listener);
   }
 
   private tick(asset: AssetPrice, source: PriceSource, priceE8: number, nowMs: number): void {
