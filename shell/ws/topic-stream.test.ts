@@ -220,3 +220,39 @@ test('an upgrade to an unknown route or encoding is refused in the error shape',
     }
   });
 });
+
+test('initial topics are subscribed as the connection opens, each with its snapshot', async () => {
+  const app = uWS.App();
+  const all = new TopicStream<Room>({
+    path: '/ws/all/:room',
+    channels: ['orderbook'],
+    backpressureBytes: 64 * 1024,
+    connectionsMax: 2,
+    route: ([name]) => rooms.get(name ?? '')!,
+    topicOf: (room, channel, message) => ({ key: `${room.name}:${String(message['asset'])}:${channel}`, fields: { asset: message['asset'] } }),
+    snapshot: (_room, _channel, key) => ({ type: 'orderbook_snapshot', key }),
+    initialTopics: (room) => room.assets.map((asset) => ({ channel: 'orderbook', choice: { key: `${room.name}:${asset}:orderbook`, fields: { asset } } })),
+  });
+  all.mount(app);
+  const socket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
+    app.listen('127.0.0.1', 0, (listen) => (listen === false ? reject(new Error('cannot listen')) : resolve(listen)));
+  });
+  try {
+    all.publish('alpha:ETH:orderbook', { type: 'orderbook_update' });
+    const client = new Client(uWS.us_socket_local_port(socket as unknown as uWS.us_socket), '/ws/all/alpha');
+    await client.open();
+    const opening = await client.next(4);
+    assert.deepEqual(opening, [
+      { type: 'subscribed', channel: 'orderbook', asset: 'BTC' },
+      { type: 'orderbook_snapshot', key: 'alpha:BTC:orderbook', seq: 0 },
+      { type: 'subscribed', channel: 'orderbook', asset: 'ETH' },
+      { type: 'orderbook_snapshot', key: 'alpha:ETH:orderbook', seq: 1 },
+    ]);
+    all.publish('alpha:ETH:orderbook', { type: 'orderbook_update' });
+    assert.deepEqual((await client.next(5))[4], { type: 'orderbook_update', seq: 2 });
+    client.socket.close();
+  } finally {
+    all.closeAll();
+    uWS.us_listen_socket_close(socket);
+  }
+});

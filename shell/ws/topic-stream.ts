@@ -47,6 +47,11 @@ export interface TopicStreamOptions<Route> {
   topicOf(route: Route, channel: string, message: Readonly<StreamMessage>): TopicChoice;
   /** The snapshot a new subscriber of the topic gets (its seq is stamped here), or null for none. */
   snapshot(route: Route, channel: string, key: string): StreamMessage | null;
+  /**
+   * Topics a connection is subscribed to as it opens, without asking (the legacy orderbook stream sends
+   * every book of a market); each gets its `subscribed` answer and snapshot as if asked for.
+   */
+  initialTopics?(route: Route): ReadonlyArray<{ readonly channel: string; readonly choice: TopicChoice }>;
 }
 
 interface Subscriber<Route> {
@@ -82,6 +87,8 @@ export class TopicStream<Route> {
       upgrade: (res, req, context) => this.upgrade(res, req, context),
       open: (ws) => {
         this.sockets.add(ws);
+        const initial = this.options.initialTopics?.(ws.getUserData().route) ?? [];
+        for (const { channel, choice } of initial) this.subscribe(ws, channel, choice);
       },
       message: (ws, message, isBinary) => this.onMessage(ws, message, isBinary),
       close: (ws) => {
@@ -191,6 +198,12 @@ export class TopicStream<Route> {
       if (ws.unsubscribe(name)) subscriber.subscriptions--;
       return this.send(ws, { type: 'unsubscribed', channel, ...choice.fields });
     }
+    this.subscribe(ws, channel, choice);
+  }
+
+  private subscribe(ws: WebSocket<Subscriber<Route>>, channel: string, choice: TopicChoice): void {
+    const subscriber = ws.getUserData();
+    const name = uwsTopic(choice.key, subscriber.encoding);
     if (ws.isSubscribed(name)) return this.send(ws, { type: 'subscribed', channel, ...choice.fields });
     if (subscriber.subscriptions >= subscriptionsPerConnectionMax) {
       return this.refuse(ws, 'TOO_MANY_SUBSCRIPTIONS', `at most ${subscriptionsPerConnectionMax} topics per connection`);
