@@ -1,43 +1,58 @@
 /**
  * bench:http: order placement over HTTP on loopback, end to end: wrk → uWebSockets.js → route table →
- * API-key auth and rate limit → sequencer → engine → journal (fsync) → 201. Beside it, a bare
- * uWebSockets.js hello-world server measured the same way, as the ceiling of HTTP on this machine.
+ * API-key auth and rate limit → sequencer → engine → journal (fsync) → 201, measured twice: with the AMM
+ * venues on (the server's default: pools of four chains quoting into the hybrid book) and with them off
+ * (AMM_CHAINS empty). Beside it, a bare uWebSockets.js hello-world server measured the same way, once, as
+ * the ceiling of HTTP on this machine.
  *
- *   npm run bench:http                        human-readable report on stdout (about 90 s here)
+ *   npm run bench:http                        human-readable report on stdout (about 2 min here)
  *   npm run bench:http -- --json              the same, then one JSON object as the last stdout line
  *   npm run bench:http -- --duration 5        shorter timed runs (seconds each; default 15)
+ *   npm run bench:http -- --amm on            only one configuration (on, off; default both)
  *   npm run bench:http -- --profile           also CPU-profile the order server (node --cpu-prof) and print
  *                                             where its main thread spent the closed-loop and half-rate runs
  *   options: --connections 128 --threads 1 --rate 50000 --warmup 3 --sync sync|none
  *
  * How: the order server runs as a child process the way `npm start` runs it, as the esbuild bundle
- * dist/shell/server.mjs (built first by scripts/build.mjs), with a fresh DATA_DIR and JOURNAL_SYNC=sync.
- * Over HTTP the bench registers users, creates API keys, raises them to the ADMIN tier (600 000 order
- * requests per key and minute; 32 keys, so no limit is ever reached) and funds the users, then seeds 10 000
- * resting ETH/USDC orders with batch placements. wrk (Debian's package, installed by scripts/ensure-wrk.sh
- * when missing) runs bench/http/orders.lua: single-order requests, rotating the keys, in a mix that keeps
- * the book near 10 000 resting orders (passive limits, IOC limits that take the best resting order, cancels
- * of ids read from earlier answers; see the script). wrk runs four times against the same server: an untimed
- * warm-up, the throughput run (closed loop: each connection sends its next request when the previous one is
- * answered), and two runs paced with wrk's Lua delay(), at 50 000 requests/s offered and at half the rate
- * the closed loop reached. wrk has no open-loop mode; what the paced latency includes and leaves out is in
- * bench/README.md. The hello-world server (bench/http/hello.ts) gets the same wrk threads, connections and
- * duration with a request of the same size. Latency figures are wrk's own: from the request written to the
- * response read.
+ * dist/shell/server.mjs (built first by scripts/build.mjs), with a fresh DATA_DIR and JOURNAL_SYNC=sync;
+ * for "AMM on" without any AMM_* variable (the embedded defaults: AMM_CHAINS=ethereum,base,arbitrum,solana,
+ * AMM_FLOW=sim), for "AMM off" with AMM_CHAINS set empty. Over HTTP the bench registers users, creates API
+ * keys, raises them to the ADMIN tier (600 000 order requests per key and minute; 32 keys, so no limit is
+ * ever reached) and funds the users. With the AMM on it then waits until every ETH/USDC pool quotes
+ * (GET /api/v1/exchange/eth/venues) and the hybrid book (GET /api/v1/exchange/eth/book/hybrid) shows venue
+ * levels on both sides, and prices the seed against that book: buys below its best ask and sells above
+ * its best bid, each with a margin (seedMarginBps), around its mid when the venues' spread leaves room
+ * (see seedPrices). It seeds 10 000 resting ETH/USDC orders with batch placements, the two innermost
+ * first and alone, and checks that every one rests. wrk (Debian's package, installed by
+ * scripts/ensure-wrk.sh when missing) runs bench/http/orders.lua: single-order requests, rotating the
+ * keys, in a mix that keeps the book near 10 000 resting orders (post-only passive limits, IOC limits that
+ * take the best resting order, cancels of ids read from earlier answers; the script's header says how
+ * its prices follow the seed's and what the AMM's moves do to them). wrk runs four times against each
+ * server: an untimed warm-up, the throughput run (closed loop: each connection sends its next request
+ * when the previous one is answered), and two runs paced with wrk's Lua delay(), at 50 000 requests/s
+ * offered and at half the rate its closed loop reached. Both servers are set up first and the runs
+ * alternate between them phase by phase (AMM on, then off), so that whatever else the machine does
+ * meanwhile weighs on both alike. wrk has no open-loop mode; what the paced latency
+ * includes and leaves out is in bench/README.md. The hello-world server (bench/http/hello.ts) gets the
+ * same wrk threads, connections and duration with a request of about the same size. Latency figures are
+ * wrk's own: from the request written to the response read.
  *
  * The machine has two cores: wrk runs one thread (one core) and the server's event loop the other; the
- * server's journal writes run on libuv's thread pool and share the cores. The report prints how much CPU
- * the server's main thread, the whole server process and wrk used, which says which side was the limit.
+ * server's journal writes and AMM workers run on other threads and share the cores. The report prints
+ * how much CPU the server's main thread, the whole server process and wrk used, which says which side
+ * was the limit.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import {
   Api,
   buildServer,
+  type Child,
   checkPair,
   cores,
   cpuProfileSummary,
@@ -67,6 +82,7 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '50000' },
     sync: { type: 'string', default: 'sync' },
     profile: { type: 'boolean', default: false },
+    amm: { type: 'string', default: 'both' },
   },
 });
 
@@ -82,6 +98,10 @@ const wrkConnections = positiveInteger('connections', values.connections);
 const pacedRate = positiveInteger('rate', values.rate);
 const journalSync = values.sync;
 if (journalSync !== 'sync' && journalSync !== 'none') throw new Error('--sync must be sync or none');
+type AmmMode = 'on' | 'off';
+if (values.amm !== 'both' && values.amm !== 'on' && values.amm !== 'off') throw new Error('--amm must be both, on or off');
+/** The configurations measured, in this order: the server's default (AMM on) first. */
+const ammModes: AmmMode[] = values.amm === 'both' ? ['on', 'off'] : [values.amm];
 
 /** Resting orders seeded before the load; the load's mix holds the book near this size. */
 const restingTarget = 10_000;
@@ -92,15 +112,30 @@ const symbol = 'eth';
 /** The pair's grid as the bench assumes it; checked against GET /api/v1/exchange/pairs. */
 const tickSize = '0.01';
 const lotSize = '0.0001';
-/** Mid 3 000.00 USDC; passive orders rest 1-500 ticks from it, so each side has at most 500 levels. */
-const midTicks = 300_000;
+/**
+ * Each side of the seeded book spans `depthTicks` ticks behind its edge, so it has at most that many
+ * levels. Without venue levels to price against (AMM off) the edges are 2 999.99 and 3 000.01 (mid
+ * 3 000.00), as before the AMM existed; with the AMM on they follow the hybrid book (seedPrices).
+ */
+const defaultMidTicks = 300_000;
 const depthTicks = 500;
 /**
- * Passive orders placed more than this many ticks from the mid may be named by a later cancel; nearer ones
- * are left to the IOCs. A passive order lands beyond 300 ticks with probability 1 - sqrt(300/499) = 0.22
- * (the script draws 1 + 499u² ticks), so cancels settle near 11 % of the requests and IOCs near 39 %, and
- * the IOCs, which take the best price, never reach the far orders that cancels name: no cancel races an
- * IOC for the same order.
+ * Margin of the seed's edges from the hybrid book's other side, in basis points of the price (5 bps is
+ * about 150 ticks at 3 000). AMM_FLOW=sim moves a pool by at most 4 bps per quote (its moveBpsMax) and
+ * quotes every 500 ms; the two edge orders go out milliseconds after the book is read, so at most one
+ * quote can come between, and once they rest the engine clips every later venue level that would cross
+ * them, so the rest of the seed cannot cross either.
+ */
+const seedMarginBps = 5;
+/** How long the AMM venues may take to quote after setup, and how often the bench looks. */
+const ammWaitMs = 30_000;
+const ammPollMs = 200;
+/**
+ * Passive orders placed this many ticks or more behind their side's edge may be named by a later cancel;
+ * nearer ones are left to the IOCs. A passive order lands that far with probability
+ * 1 - sqrt(300/499) = 0.22 (the script draws floor(499u²) ticks), so cancels settle near 11 % of the
+ * requests and IOCs near 39 %, and the IOCs, which take the best price, never reach the far orders that
+ * cancels name: no cancel races an IOC for the same order.
  */
 const cancelBeyondTicks = 300;
 /** Every order has the same quantity (100 lots), so one IOC takes exactly one resting order. */
@@ -112,6 +147,8 @@ const seedBatchOrders = 10;
 const seedConcurrency = 16;
 /** `depth` of the book query; every level of a side fits. */
 const bookDepthMax = 1000;
+/** The load keeps the book within about a connection count of its seeded size; further off fails the bench. */
+const bookDriftMax = 1000;
 /** Failed requests (other than cancels that lost a race to an IOC) above this share fail the bench. */
 const failureShareMax = 0.001;
 
@@ -133,29 +170,126 @@ async function createKeys(api: Api): Promise<string[]> {
   return keys;
 }
 
-/** Seeds `restingTarget` passive orders, drawn as the load script draws them, with batch placements. */
-async function seedBook(api: Api, keys: readonly string[]): Promise<void> {
-  const next = seededRandom(20_251_122);
-  const batches: Array<{ key: string; orders: unknown[] }> = [];
-  for (let placed = 0; placed < restingTarget; placed += seedBatchOrders) {
-    const orders: unknown[] = [];
-    for (let index = 0; index < seedBatchOrders; index++) {
-      const buy = (placed + index) % 2 === 0;
-      const u = next();
-      const distance = 1 + Math.floor((depthTicks - 1) * u * u);
-      orders.push({ side: buy ? 'buy' : 'sell', order_type: 'limit', quantity, price: priceText(buy ? midTicks - distance : midTicks + distance) });
+/** A price of the 0.01 grid ("3029.24") in ticks. */
+function ticksOf(price: string): number {
+  const [whole, fraction = ''] = price.split('.');
+  return Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
+}
+
+interface HybridRow {
+  price: string;
+  source: string;
+}
+
+/** Both sides of the hybrid book (GET /api/v1/exchange/{symbol}/book/hybrid), best first. */
+async function hybridBook(api: Api, depth: number): Promise<{ bids: HybridRow[]; asks: HybridRow[] }> {
+  const book = await api.call('GET', `/api/v1/exchange/${symbol}/book/hybrid?depth=${depth}`, undefined, {}, [200]);
+  return { bids: book['bids'] as HybridRow[], asks: book['asks'] as HybridRow[] };
+}
+
+/** The best venue (non-`clob`) price of each side of the hybrid book, in ticks; -1 for a side without one. */
+async function venueTop(api: Api): Promise<{ bid: number; ask: number }> {
+  const book = await hybridBook(api, bookDepthMax);
+  const best = (rows: HybridRow[]): number => {
+    const row = rows.find((candidate) => candidate.source !== 'clob');
+    return row === undefined ? -1 : ticksOf(row.price);
+  };
+  return { bid: best(book.bids), ask: best(book.asks) };
+}
+
+/**
+ * With the AMM on: waits until every ETH/USDC pool listed by GET /venues quotes and the hybrid book shows
+ * venue levels on both sides (at most ammWaitMs). With it off: checks that no pool quotes. Returns the
+ * pools quoting and listed.
+ */
+async function waitForVenues(api: Api, amm: AmmMode): Promise<{ quoting: number; listed: number }> {
+  const deadline = performance.now() + ammWaitMs;
+  for (;;) {
+    const answer = await api.call('GET', `/api/v1/exchange/${symbol}/venues`, undefined, {}, [200]);
+    const pools = (answer['venues'] as Array<{ venue: string; venue_id: number; quoting: boolean }>).filter((row) => row.venue_id !== 0);
+    const quoting = pools.filter((pool) => pool.quoting).length;
+    if (amm === 'off') {
+      if (quoting > 0) throw new Error(`AMM_CHAINS is empty, yet ${quoting} ${symbol} pools quote`);
+      return { quoting, listed: pools.length };
     }
-    batches.push({ key: keys[batches.length % keys.length]!, orders });
+    if (pools.length === 0) throw new Error(`GET /api/v1/exchange/${symbol}/venues lists no AMM pool: nothing to measure with the AMM on`);
+    const top = await venueTop(api);
+    if (quoting === pools.length && top.bid >= 0 && top.ask >= 0) return { quoting, listed: pools.length };
+    if (performance.now() > deadline) {
+      const silent = pools.filter((pool) => !pool.quoting).map((pool) => pool.venue);
+      throw new Error(`the AMM venues did not all quote within ${ammWaitMs} ms (not quoting: ${silent.join(', ') || 'none'}; venue bid ${top.bid}, ask ${top.ask})`);
+    }
+    await sleep(ammPollMs);
+  }
+}
+
+interface SeedPrices {
+  /** The inner edge of each side of our book: buys rest at bidTopTicks - k, sells at askBottomTicks + k. */
+  bidTopTicks: number;
+  askBottomTicks: number;
+  /** The hybrid book's best bid and ask when it was read (venue levels only: our book is still empty); -1: none. */
+  hybridBidTicks: number;
+  hybridAskTicks: number;
+  venuesQuoting: number;
+  venuesListed: number;
+}
+
+/**
+ * The seed's edges from the hybrid book (GET /book/hybrid), read once the venues quote. Every buy must
+ * stay below the best ask and every sell above the best bid, by seedMarginBps of the price. When the
+ * venues' spread leaves room for that, the edges sit one tick either side of its mid (the tightest book:
+ * our best bid is then above the venues' best bid and our best ask below their best ask, so an IOC takes
+ * our order); when it does not (a narrow spread, or a crossed one: the pools of different chains move
+ * independently), the edges are the margins themselves and our book's spread holds the venues' inside.
+ * Without venue levels: mid 3 000.00.
+ */
+async function seedPrices(api: Api, amm: AmmMode): Promise<SeedPrices> {
+  const venues = await waitForVenues(api, amm);
+  const book = await hybridBook(api, 1);
+  const bid = book.bids[0] === undefined ? -1 : ticksOf(book.bids[0].price);
+  const ask = book.asks[0] === undefined ? -1 : ticksOf(book.asks[0].price);
+  const margin = (ticks: number): number => Math.ceil((ticks * seedMarginBps) / 10_000);
+  let mid = defaultMidTicks;
+  if (bid >= 0 && ask >= 0) mid = Math.floor((bid + ask) / 2);
+  else if (bid >= 0) mid = bid + margin(bid) + 1;
+  else if (ask >= 0) mid = ask - margin(ask) - 1;
+  let bidTopTicks = mid - 1;
+  let askBottomTicks = mid + 1;
+  if (ask >= 0) bidTopTicks = Math.min(bidTopTicks, ask - margin(ask));
+  if (bid >= 0) askBottomTicks = Math.max(askBottomTicks, bid + margin(bid));
+  if (bidTopTicks - depthTicks < 1) throw new Error(`the hybrid book's best ask ${ask} leaves no room for the seed's bids`);
+  return { bidTopTicks, askBottomTicks, hybridBidTicks: bid, hybridAskTicks: ask, venuesQuoting: venues.quoting, venuesListed: venues.listed };
+}
+
+/**
+ * Seeds `restingTarget` passive orders, drawn as the load script draws them, with batch placements, and
+ * checks that every one rests. The first two, the edges of each side, go alone and first: once they rest
+ * the engine clips every venue level that would cross them, so no later seed order can meet a venue.
+ */
+async function seedBook(api: Api, keys: readonly string[], prices: SeedPrices): Promise<void> {
+  const next = seededRandom(20_251_122);
+  const orders: unknown[] = [];
+  for (let index = 0; index < restingTarget; index++) {
+    const buy = index % 2 === 0;
+    const u = next();
+    const behind = index < 2 ? 0 : Math.floor((depthTicks - 1) * u * u);
+    const ticks = buy ? prices.bidTopTicks - behind : prices.askBottomTicks + behind;
+    orders.push({ side: buy ? 'buy' : 'sell', order_type: 'limit', quantity, price: priceText(ticks) });
+  }
+  const batches: Array<{ key: string; orders: unknown[] }> = [];
+  const place = async (batch: { key: string; orders: unknown[] }): Promise<void> => {
+    const answer = await api.call('POST', `/api/v1/exchange/${symbol}/orders/batch`, { orders: batch.orders }, { 'X-API-Key': batch.key }, [200, 201]);
+    for (const result of answer['results'] as Array<Record<string, unknown>>) {
+      if (result['status'] !== 'open') throw new Error(`a seed order did not rest: ${JSON.stringify(result)}`);
+    }
+  };
+  await place({ key: keys[0]!, orders: orders.slice(0, 2) });
+  for (let placed = 2; placed < restingTarget; placed += seedBatchOrders) {
+    batches.push({ key: keys[(batches.length + 1) % keys.length]!, orders: orders.slice(placed, placed + seedBatchOrders) });
   }
   let cursor = 0;
   const worker = async (): Promise<void> => {
-    while (cursor < batches.length) {
-      const batch = batches[cursor++]!;
-      const answer = await api.call('POST', `/api/v1/exchange/${symbol}/orders/batch`, { orders: batch.orders }, { 'X-API-Key': batch.key }, [200, 201]);
-      for (const result of answer['results'] as Array<Record<string, unknown>>) {
-        if (result['status'] !== 'open') throw new Error(`a seed order did not rest: ${JSON.stringify(result)}`);
-      }
-    }
+    while (cursor < batches.length) await place(batches[cursor++]!);
   };
   await Promise.all(Array.from({ length: seedConcurrency }, worker));
 }
@@ -165,16 +299,30 @@ interface BookCount {
   levels: number;
   bestBid: string;
   bestAsk: string;
+  /** The best venue levels the hybrid book shows (ticks; -1: none). */
+  venueBid: number;
+  venueAsk: number;
 }
 
-/** Resting orders of the live book, summed over its levels (every level fits in one answer). */
+/**
+ * Resting orders of the live book, summed over its levels (every level fits in one answer), and the best
+ * venue levels of the hybrid book.
+ */
 async function bookCount(api: Api, key: string): Promise<BookCount> {
   const book = await api.call('GET', `/api/v1/exchange/${symbol}/book?depth=${bookDepthMax}`, undefined, { 'X-API-Key': key }, [200]);
   const bids = book['bids'] as Array<{ price: string; orders: number }>;
   const asks = book['asks'] as Array<{ price: string; orders: number }>;
   if (bids.length >= bookDepthMax || asks.length >= bookDepthMax) throw new Error('the book has more levels than one query shows');
   const sum = (levels: Array<{ orders: number }>): number => levels.reduce((total, level) => total + level.orders, 0);
-  return { orders: sum(bids) + sum(asks), levels: bids.length + asks.length, bestBid: bids[0]?.price ?? '-', bestAsk: asks[0]?.price ?? '-' };
+  const venues = await venueTop(api);
+  return {
+    orders: sum(bids) + sum(asks),
+    levels: bids.length + asks.length,
+    bestBid: bids[0]?.price ?? '-',
+    bestAsk: asks[0]?.price ?? '-',
+    venueBid: venues.bid,
+    venueAsk: venues.ask,
+  };
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -193,6 +341,9 @@ interface WrkResult {
   /** Commands the server made durable during the run, and the journal batches they took (GET /admin/v1/stats). */
   durableCommands: number;
   durableBatches: number;
+  /** AMM quotes the server journaled during the run, and fills of our orders against venues it sent to the AMM workers. */
+  ammQuotes: number;
+  ammFills: number;
 }
 
 interface CpuSample {
@@ -243,6 +394,8 @@ async function runWrk(script: string, url: string, seconds: number, serverPid: n
     wrkCores,
     durableCommands: 0,
     durableBatches: 0,
+    ammQuotes: 0,
+    ammFills: 0,
   };
 }
 
@@ -284,14 +437,21 @@ interface OrderRun {
   placementsPerS: number;
   cancelsPerS: number;
   requestsPerS: number;
-  /** Answers that were neither a placement (201), a cancel (200) nor a cancel's 404, plus socket errors. */
+  /**
+   * Answers that were neither a placement (201), a cancel (200), a cancel's 404 nor a post-only refusal
+   * (409), plus socket errors.
+   */
   failures: number;
   run: WrkResult;
   book: BookCount;
 }
 
+function pct(count: number, total: number): string {
+  return `${((100 * count) / Math.max(1, total)).toFixed(1)}%`;
+}
+
 /** Prints one wrk run of the order script. */
-function reportOrders(label: string, run: WrkResult, book: BookCount): OrderRun {
+function reportOrders(label: string, amm: AmmMode, run: WrkResult, book: BookCount): OrderRun {
   const f = run.figures;
   const placements = f['placedPassive']! + f['placedIoc']!;
   const failures = f['status4xx']! + f['status5xx']! + f['status2xxOther']! + socketErrors(f);
@@ -303,8 +463,8 @@ function reportOrders(label: string, run: WrkResult, book: BookCount): OrderRun 
     run,
     book,
   };
-  const answered = placements + f['cancelled']! + f['cancelMisses']!;
-  const share = (count: number): string => `${((100 * count) / Math.max(1, answered)).toFixed(1)}%`;
+  const answered = placements + f['postOnlyRefused']! + f['cancelled']! + f['cancelMisses']!;
+  const share = (count: number): string => pct(count, answered);
   log(
     `${label}: ${fmtInt(result.placementsPerS)} placements/s (201) + ${fmtInt(result.cancelsPerS)} cancels/s (200) ` +
       `over ${run.seconds.toFixed(1)} s; ${fmtInt(result.requestsPerS)} requests/s in all`,
@@ -314,21 +474,32 @@ function reportOrders(label: string, run: WrkResult, book: BookCount): OrderRun 
       `p99.9 ${ms(f['latencyP999Us']!)} ms, max ${ms(f['latencyMaxUs']!)} ms`,
   );
   log(
-    `  mix: passive limits ${share(f['placedPassive']!)}, ioc limits ${share(f['placedIoc']!)} (${fmtInt(f['iocFills']!)} fills), ` +
-      `cancels ${share(f['cancelled']!)}, cancels too late (404, the order was already taken) ${share(f['cancelMisses']!)}`,
+    `  mix: passive limits ${share(f['placedPassive']!)}, ioc limits ${share(f['placedIoc']!)}, cancels ${share(f['cancelled']!)}, ` +
+      `cancels too late (404, the order was already taken) ${share(f['cancelMisses']!)}, post-only passives refused (409) ${share(f['postOnlyRefused']!)}`,
+  );
+  log(
+    `  ioc fills: ${fmtInt(f['iocFills']!)} of our resting orders, ${fmtInt(f['iocVenueFills']!)} against AMM venues ` +
+      `(${pct(f['iocVenueFills']!, f['iocFills']! + f['iocVenueFills']!)}); post-only passives refused: ${fmtInt(f['postOnlyRefused']!)} ` +
+      `(${pct(f['postOnlyRefused']!, f['placedPassive']! + f['postOnlyRefused']!)} of the passives)`,
   );
   log(
     `  failures: ${failures} (4xx ${f['status4xx']}, of which 429 ${f['status429']} and 422 ${f['status422']}; ` +
       `5xx ${f['status5xx']}, of which 503 ${f['status503']}; other 2xx ${f['status2xxOther']}; socket errors ${socketErrors(f)})`,
   );
   if (run.firstFailure !== '') log(`  first failure: ${run.firstFailure}`);
-  log(`  book after: ${fmtInt(book.orders)} resting orders on ${book.levels} levels, best bid ${book.bestBid}, best ask ${book.bestAsk}`);
+  const venues = amm === 'on' ? `; best venue levels in the hybrid book: bid ${venuePrice(book.venueBid)}, ask ${venuePrice(book.venueAsk)}` : '';
+  log(`  book after: ${fmtInt(book.orders)} resting orders on ${book.levels} levels, best bid ${book.bestBid}, best ask ${book.bestAsk}${venues}`);
   log(`  cpu: server main thread ${cores(run.serverMainCores)} of a core, server process ${cores(run.serverCores)}, wrk ${cores(run.wrkCores)}`);
   log(
     `  group commit: ${fmtInt(run.durableCommands)} commands in ${fmtInt(run.durableBatches)} journal batches ` +
-      `(${(run.durableCommands / Math.max(1, run.durableBatches)).toFixed(1)} per batch, ${fmtInt(run.durableBatches / run.seconds)} fsyncs/s)`,
+      `(${(run.durableCommands / Math.max(1, run.durableBatches)).toFixed(1)} per batch, ${fmtInt(run.durableBatches / run.seconds)} fsyncs/s)` +
+      (amm === 'on' ? `; AMM: ${fmtInt(run.ammQuotes / run.seconds)} quotes journaled/s, ${fmtInt(run.ammFills)} fills sent to the AMM workers` : ''),
   );
   return result;
+}
+
+function venuePrice(ticks: number): string {
+  return ticks < 0 ? '-' : priceText(ticks);
 }
 
 function reportPacing(run: OrderRun, offered: number): void {
@@ -344,7 +515,23 @@ function failureProblem(run: OrderRun, label: string): string | null {
   return run.failures > Math.max(10, failureShareMax * requests) ? `${label}: ${run.failures} of ${requests} requests failed` : null;
 }
 
+/**
+ * The script's accounting is off: the book left its seeded size, or a fill named a venue with the AMM off
+ * (the order record's fields no longer read as the script expects, see bench/http/orders.lua).
+ */
+function bookProblem(orders: OrderRuns): string | null {
+  const label = ammLabel(orders.amm);
+  const runs = [orders.closed, orders.paced, orders.half];
+  const drift = Math.max(...runs.map((run) => Math.abs(run.book.orders - orders.seeded.orders)));
+  if (drift > bookDriftMax) return `${label}: the book moved ${drift} orders from its seeded ${orders.seeded.orders}`;
+  const venueFills = runs.reduce((total, run) => total + run.run.figures['iocVenueFills']!, 0);
+  if (orders.amm === 'off' && venueFills > 0) return `${label}: ${venueFills} IOC fills did not name the clob as their venue`;
+  return null;
+}
+
 interface OrderRuns {
+  amm: AmmMode;
+  prices: SeedPrices;
   seeded: BookCount;
   closed: OrderRun;
   paced: OrderRun;
@@ -352,26 +539,63 @@ interface OrderRuns {
   half: OrderRun;
 }
 
-async function measureOrders(tmp: string): Promise<OrderRuns> {
+/** AMM_* variables: unset for AMM on (the server's embedded defaults), AMM_CHAINS empty for AMM off. */
+const ammVariables = ['AMM_CHAINS', 'AMM_FLOW', 'AMM_QUOTE_INTERVAL_MS', 'AMM_SEED'];
+
+function ammLabel(amm: AmmMode): string {
+  return amm === 'on' ? 'AMM on' : 'AMM off';
+}
+
+/** One configuration's order server, set up and seeded, ready for wrk runs. */
+interface OrderServer {
+  amm: AmmMode;
+  label: string;
+  server: Child;
+  api: Api;
+  keys: string[];
+  prices: SeedPrices;
+  seeded: BookCount;
+  profileDir: string;
+  /** Runs wrk once against this server (0 = closed loop) and adds the server's counters over the run. */
+  run(seconds: number, rate: number): Promise<WrkResult>;
+}
+
+/** Starts the order server of one configuration, sets it up over HTTP and seeds its book. */
+async function startOrderServer(dir: string, amm: AmmMode): Promise<OrderServer> {
   const adminKey = randomBytes(24).toString('base64url');
-  const profileDir = join(tmp, 'profile');
+  const profileDir = join(dir, 'profile');
   const nodeArgs = serverNodeArgs(values.profile ? profileDir : null);
-  const env = { ...process.env, HOST: '127.0.0.1', PORT: '0', DATA_DIR: join(tmp, 'data'), ADMIN_API_KEY: adminKey, JOURNAL_SYNC: journalSync };
-  const server = await startNode('the order server', nodeArgs, env);
-  let stopped = false;
+  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: '0', DATA_DIR: join(dir, 'data'), ADMIN_API_KEY: adminKey, JOURNAL_SYNC: journalSync };
+  for (const name of ammVariables) delete env[name];
+  if (amm === 'off') env['AMM_CHAINS'] = '';
+  const label = ammLabel(amm);
+  log();
+  log(
+    amm === 'on'
+      ? `${label}: the server's default AMM settings (no AMM_* variable: AMM_CHAINS=ethereum,base,arbitrum,solana, AMM_FLOW=sim)`
+      : `${label}: AMM_CHAINS empty (no AMM worker, no venue levels)`,
+  );
+  const server = await startNode(`the order server (${label})`, nodeArgs, env);
   try {
     const url = `http://127.0.0.1:${server.port}`;
     const api = new Api(url, adminKey);
     const setupStarted = performance.now();
     await checkPair(api, symbol, tickSize, lotSize, 'bench/http.ts');
     const keys = await createKeys(api);
-    await seedBook(api, keys);
+    const prices = await seedPrices(api, amm);
+    await seedBook(api, keys, prices);
     const seeded = await bookCount(api, keys[0]!);
+    const hybrid =
+      amm === 'on'
+        ? `${prices.venuesQuoting} of ${prices.venuesListed} ${symbol} pools quoting, hybrid book before seeding: best bid ${venuePrice(prices.hybridBidTicks)}, ` +
+          `best ask ${venuePrice(prices.hybridAskTicks)}; `
+        : '';
+    log(`  ${hybrid}seed edges: bids from ${priceText(prices.bidTopTicks)} down, asks from ${priceText(prices.askBottomTicks)} up (${depthTicks} ticks a side)`);
     log(
-      `order server: journal ${journalSync}, ${usersCount} users x ${keysPerUser} ADMIN keys, seeded ${fmtInt(seeded.orders)} resting orders ` +
+      `order server (${label}): journal ${journalSync}, ${usersCount} users x ${keysPerUser} ADMIN keys, seeded ${fmtInt(seeded.orders)} resting orders ` +
         `on ${seeded.levels} levels in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s (best bid ${seeded.bestBid}, best ask ${seeded.bestAsk})`,
     );
-    const config = join(tmp, 'orders-config.lua');
+    const config = join(dir, 'orders-config.lua');
     const script = join(root, 'bench/http/orders.lua');
     const pid = server.process.pid!;
     // Each wrk run tags its client order ids with its number, so that none repeats the id of an order an
@@ -382,43 +606,132 @@ async function measureOrders(tmp: string): Promise<OrderRuns> {
       const keyList = keys.map((key) => `"${key}"`).join(', ');
       writeFileSync(
         config,
-        `return { keys = { ${keyList} }, symbol = "${symbol}", midTicks = ${midTicks}, depthTicks = ${depthTicks}, ` +
-          `cancelBeyondTicks = ${cancelBeyondTicks}, quantity = "${quantity}", rate = ${rate}, threads = ${wrkThreads}, run = ${runNumber} }\n`,
+        `return { keys = { ${keyList} }, symbol = "${symbol}", bidTopTicks = ${prices.bidTopTicks}, askBottomTicks = ${prices.askBottomTicks}, ` +
+          `depthTicks = ${depthTicks}, cancelBeyondTicks = ${cancelBeyondTicks}, quantity = "${quantity}", rate = ${rate}, threads = ${wrkThreads}, ` +
+          `run = ${runNumber} }\n`,
       );
       const before = await api.admin('GET', '/admin/v1/stats', undefined);
       const result = await runWrk(script, url, seconds, pid, [config], rate > 0 ? { BENCH_HTTP_PACED: '1' } : {});
       const after = await api.admin('GET', '/admin/v1/stats', undefined);
-      result.durableCommands = (after['durable_commands'] as number) - (before['durable_commands'] as number);
-      result.durableBatches = (after['durable_batches'] as number) - (before['durable_batches'] as number);
+      const delta = (name: string): number => (after[name] as number) - (before[name] as number);
+      result.durableCommands = delta('durable_commands');
+      result.durableBatches = delta('durable_batches');
+      result.ammQuotes = delta('amm_quotes_journaled');
+      result.ammFills = delta('amm_fills_sent');
       return result;
     };
-    // Untimed: V8 optimises the request path, and the book settles into the mix's shape.
-    await run(warmupS, 0);
-    const closedFromUs = monotonicUs();
-    const closedRun = await run(durationS, 0);
-    const closedToUs = monotonicUs();
-    const closed = reportOrders('orders, closed loop (each connection sends when answered)', closedRun, await bookCount(api, keys[0]!));
-    const paced = reportOrders(`orders, paced at ${fmtInt(pacedRate)} requests/s offered`, await run(durationS, pacedRate), await bookCount(api, keys[0]!));
-    reportPacing(paced, pacedRate);
-    // Latency below saturation: half of what the closed loop managed, in thousands.
-    const halfRate = Math.max(1000, Math.round(closed.requestsPerS / 2000) * 1000);
-    const halfFromUs = monotonicUs();
-    const halfRun = await run(durationS, halfRate);
-    const halfToUs = monotonicUs();
-    const half = reportOrders(`orders, paced at ${fmtInt(halfRate)} requests/s offered (half the closed loop)`, halfRun, await bookCount(api, keys[0]!));
-    reportPacing(half, halfRate);
+    return { amm, label, server, api, keys, prices, seeded, profileDir, run };
+  } catch (error) {
     await stopProcess(server.process);
-    stopped = true;
-    if (server.process.exitCode !== 0) throw new Error(`the order server exited with ${server.process.exitCode}:\n${server.output.join('')}`);
-    if (values.profile) {
-      const kept = keepCpuProfile(profileDir, 'bench-http-server');
-      for (const line of cpuProfileSummary(kept, 'closed loop', closedFromUs, closedToUs)) log(`  ${line}`);
-      for (const line of cpuProfileSummary(kept, `paced at ${fmtInt(halfRate)}/s`, halfFromUs, halfToUs)) log(`  ${line}`);
-    }
-    return { seeded, closed, paced, halfRate, half };
-  } finally {
-    if (!stopped) await stopProcess(server.process);
+    throw error;
   }
+}
+
+/**
+ * Measures every configuration, interleaved: both servers are set up and seeded first, then each phase
+ * (warm-up, closed loop, paced at --rate, paced at half the closed loop) runs against one server after
+ * the other, so that a change in what else the machine runs meanwhile (it has two cores) falls on both
+ * configurations alike rather than on one of them. The server not being measured sits idle meanwhile
+ * (with the AMM on, its workers still quote, a few quotes a second).
+ */
+async function measureOrders(dir: string): Promise<OrderRuns[]> {
+  const servers: OrderServer[] = [];
+  try {
+    for (const amm of ammModes) servers.push(await startOrderServer(join(dir, `amm-${amm}`), amm));
+    log();
+    // Untimed: V8 optimises the request path, and the book settles into the mix's shape.
+    for (const server of servers) await server.run(warmupS, 0);
+    const closed: OrderRun[] = [];
+    const closedSpans: Array<[number, number]> = [];
+    for (const server of servers) {
+      const fromUs = monotonicUs();
+      const result = await server.run(durationS, 0);
+      closedSpans.push([fromUs, monotonicUs()]);
+      closed.push(reportOrders(`orders (${server.label}), closed loop (each connection sends when answered)`, server.amm, result, await bookCount(server.api, server.keys[0]!)));
+    }
+    const paced: OrderRun[] = [];
+    for (const server of servers) {
+      const result = await server.run(durationS, pacedRate);
+      const run = reportOrders(`orders (${server.label}), paced at ${fmtInt(pacedRate)} requests/s offered`, server.amm, result, await bookCount(server.api, server.keys[0]!));
+      reportPacing(run, pacedRate);
+      paced.push(run);
+    }
+    // Latency below saturation: half of what each closed loop managed, in thousands.
+    const halfRates = closed.map((run) => Math.max(1000, Math.round(run.requestsPerS / 2000) * 1000));
+    const half: OrderRun[] = [];
+    const halfSpans: Array<[number, number]> = [];
+    for (const [index, server] of servers.entries()) {
+      const halfRate = halfRates[index]!;
+      const fromUs = monotonicUs();
+      const result = await server.run(durationS, halfRate);
+      halfSpans.push([fromUs, monotonicUs()]);
+      const run = reportOrders(`orders (${server.label}), paced at ${fmtInt(halfRate)} requests/s offered (half its closed loop)`, server.amm, result, await bookCount(server.api, server.keys[0]!));
+      reportPacing(run, halfRate);
+      half.push(run);
+    }
+    const measured: OrderRuns[] = [];
+    for (const [index, server] of servers.entries()) {
+      await stopProcess(server.server.process);
+      if (server.server.process.exitCode !== 0) {
+        throw new Error(`the order server (${server.label}) exited with ${server.server.process.exitCode}:\n${server.server.output.join('')}`);
+      }
+      if (values.profile) {
+        const kept = keepCpuProfile(server.profileDir, `bench-http-server-amm-${server.amm}`);
+        log(`  ${server.label}:`);
+        for (const line of cpuProfileSummary(kept, 'closed loop', ...closedSpans[index]!)) log(`  ${line}`);
+        for (const line of cpuProfileSummary(kept, `paced at ${fmtInt(halfRates[index]!)}/s`, ...halfSpans[index]!)) log(`  ${line}`);
+      }
+      measured.push({ amm: server.amm, prices: server.prices, seeded: server.seeded, closed: closed[index]!, paced: paced[index]!, halfRate: halfRates[index]!, half: half[index]! });
+    }
+    return measured;
+  } finally {
+    for (const server of servers) await stopProcess(server.server.process);
+  }
+}
+
+/** The figures of one configuration for the JSON line. */
+function configJson(orders: OrderRuns, hello: HelloRun): Record<string, unknown> {
+  const { closed, paced, half } = orders;
+  const c = closed.run.figures;
+  const p = paced.run.figures;
+  const h = half.run.figures;
+  const sum = (name: string): number => c[name]! + p[name]! + h[name]!;
+  return {
+    orders_per_s: Math.round(closed.placementsPerS),
+    ack_p50_ms: round(c['latencyP50Us']! / 1000, 3),
+    ack_p99_ms: round(c['latencyP99Us']! / 1000, 3),
+    ratio_vs_hello: round(closed.placementsPerS / hello.perS, 3),
+    ack_p99_ms_at_50k: round(p['latencyP99Us']! / 1000, 3),
+    ack_p50_ms_at_50k: round(p['latencyP50Us']! / 1000, 3),
+    sent_per_s_at_50k: Math.round(paced.requestsPerS),
+    late_sends_at_50k: p['lateSends']!,
+    half_rate_per_s: orders.halfRate,
+    ack_p50_ms_at_half: round(h['latencyP50Us']! / 1000, 3),
+    ack_p99_ms_at_half: round(h['latencyP99Us']! / 1000, 3),
+    late_sends_at_half: h['lateSends']!,
+    cancels_per_s: Math.round(closed.cancelsPerS),
+    requests_per_s: Math.round(closed.requestsPerS),
+    ack_p999_ms: round(c['latencyP999Us']! / 1000, 3),
+    ack_max_ms: round(c['latencyMaxUs']! / 1000, 3),
+    book_orders_start: orders.seeded.orders,
+    book_orders_after_closed_loop: closed.book.orders,
+    book_orders_end: half.book.orders,
+    failed_requests: closed.failures + paced.failures + half.failures,
+    cancel_misses: sum('cancelMisses'),
+    server_main_thread_cores: round(closed.run.serverMainCores, 2),
+    server_process_cores: round(closed.run.serverCores, 2),
+    wrk_cores: round(closed.run.wrkCores, 2),
+    commands_per_batch: round(closed.run.durableCommands / Math.max(1, closed.run.durableBatches), 1),
+    venues_quoting: orders.prices.venuesQuoting,
+    hybrid_bid_at_seed: orders.prices.hybridBidTicks < 0 ? null : priceText(orders.prices.hybridBidTicks),
+    hybrid_ask_at_seed: orders.prices.hybridAskTicks < 0 ? null : priceText(orders.prices.hybridAskTicks),
+    seed_bid_top: priceText(orders.prices.bidTopTicks),
+    seed_ask_bottom: priceText(orders.prices.askBottomTicks),
+    amm_quotes_per_s: Math.round(closed.run.ammQuotes / closed.run.seconds),
+    ioc_fills_book: sum('iocFills'),
+    ioc_fills_venue: sum('iocVenueFills'),
+    post_only_refused: sum('postOnlyRefused'),
+  };
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -436,60 +749,62 @@ try {
       `${wrkThreads} thread(s), ${wrkConnections} connections, ${durationS} s per timed run (warm-up ${warmupS} s)`,
   );
   const hello = await measureHello();
-  const orders = await measureOrders(tmp);
-  const { closed, paced, half } = orders;
-  const ratio = closed.placementsPerS / hello.perS;
-  const p99PacedMs = paced.run.figures['latencyP99Us']! / 1000;
+  const measured = await measureOrders(tmp);
   const verdict = (met: boolean): string => (met ? 'met' : 'NOT met');
-  log();
-  log('targets:');
-  log(`  >= 100,000 orders/s: ${fmtInt(closed.placementsPerS)} - ${verdict(closed.placementsPerS >= 100_000)}`);
-  log(`  >= 0.5 of hello-world: ${ratio.toFixed(2)} (${fmtInt(closed.placementsPerS)} / ${fmtInt(hello.perS)}) - ${verdict(ratio >= 0.5)}`);
-  log(
-    `  p99 <= 2 ms at ${fmtInt(pacedRate)}/s offered: ${p99PacedMs.toFixed(2)} ms with ${fmtInt(paced.requestsPerS)}/s actually sent - ` +
-      verdict(p99PacedMs <= 2 && paced.requestsPerS >= 0.95 * pacedRate),
-  );
+  for (const orders of measured) {
+    const { closed, paced } = orders;
+    const ratio = closed.placementsPerS / hello.perS;
+    const p99PacedMs = paced.run.figures['latencyP99Us']! / 1000;
+    log();
+    log(`targets, ${ammLabel(orders.amm)}${orders.amm === 'on' ? ' (the default)' : ''}:`);
+    log(`  >= 100,000 orders/s: ${fmtInt(closed.placementsPerS)} - ${verdict(closed.placementsPerS >= 100_000)}`);
+    log(`  >= 0.5 of hello-world: ${ratio.toFixed(2)} (${fmtInt(closed.placementsPerS)} / ${fmtInt(hello.perS)}) - ${verdict(ratio >= 0.5)}`);
+    log(
+      `  p99 <= 2 ms at ${fmtInt(pacedRate)}/s offered: ${p99PacedMs.toFixed(2)} ms with ${fmtInt(paced.requestsPerS)}/s actually sent - ` +
+        verdict(p99PacedMs <= 2 && paced.requestsPerS >= 0.95 * pacedRate),
+    );
+  }
+  if (measured.length > 1) {
+    const column = 22;
+    const row = (label: string, cell: (orders: OrderRuns) => string): void =>
+      log(`  ${label.padEnd(44)}${measured.map((orders) => cell(orders).padStart(column)).join('')}`);
+    const fig = (run: OrderRun, name: string): number => run.run.figures[name]!;
+    log();
+    log(`side by side (same hello-world ceiling, ${fmtInt(hello.perS)} requests/s):`);
+    row('', (orders) => (orders.amm === 'on' ? 'AMM on (default)' : 'AMM off'));
+    row('placements/s, closed loop', (orders) => fmtInt(orders.closed.placementsPerS));
+    row('requests/s, closed loop', (orders) => fmtInt(orders.closed.requestsPerS));
+    row('ratio to hello-world', (orders) => (orders.closed.placementsPerS / hello.perS).toFixed(2));
+    row('latency p50 / p99, closed loop (ms)', (orders) => `${ms(fig(orders.closed, 'latencyP50Us'))} / ${ms(fig(orders.closed, 'latencyP99Us'))}`);
+    row(`sent/s of ${fmtInt(pacedRate)}/s offered, p99 (ms)`, (orders) => `${fmtInt(orders.paced.requestsPerS)}, ${ms(fig(orders.paced, 'latencyP99Us'))}`);
+    row('half rate/s offered, p50 / p99 (ms)', (orders) => `${fmtInt(orders.halfRate)}: ${ms(fig(orders.half, 'latencyP50Us'))} / ${ms(fig(orders.half, 'latencyP99Us'))}`);
+    row('cpu, closed loop: main thread / process', (orders) => `${cores(orders.closed.run.serverMainCores)} / ${cores(orders.closed.run.serverCores)}`);
+    row('commands per journal batch, closed loop', (orders) => (orders.closed.run.durableCommands / Math.max(1, orders.closed.run.durableBatches)).toFixed(1));
+    row('AMM quotes journaled/s, closed loop', (orders) => fmtInt(orders.closed.run.ammQuotes / orders.closed.run.seconds));
+    row('IOC fills against venues, closed loop', (orders) => pct(fig(orders.closed, 'iocVenueFills'), fig(orders.closed, 'iocFills') + fig(orders.closed, 'iocVenueFills')));
+    row('post-only passives refused, closed loop', (orders) => pct(fig(orders.closed, 'postOnlyRefused'), fig(orders.closed, 'placedPassive') + fig(orders.closed, 'postOnlyRefused')));
+  }
   log(`total bench time ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`);
   const problems = [
-    failureProblem(closed, 'closed-loop run'),
-    failureProblem(paced, `run at ${pacedRate}/s`),
-    failureProblem(half, `run at ${orders.halfRate}/s`),
+    ...measured.flatMap((orders) => [
+      failureProblem(orders.closed, `${ammLabel(orders.amm)}, closed-loop run`),
+      failureProblem(orders.paced, `${ammLabel(orders.amm)}, run at ${pacedRate}/s`),
+      failureProblem(orders.half, `${ammLabel(orders.amm)}, run at ${orders.halfRate}/s`),
+      bookProblem(orders),
+    ]),
     hello.run.figures['non2xx']! + socketErrors(hello.run.figures) > 0 ? 'hello-world: some requests failed' : null,
   ].filter((problem): problem is string => problem !== null);
   if (values.json) {
-    const c = closed.run.figures;
-    const p = paced.run.figures;
-    const h = half.run.figures;
+    const on = measured.find((orders) => orders.amm === 'on');
+    const off = measured.find((orders) => orders.amm === 'off');
     console.log(
       JSON.stringify({
-        orders_per_s: Math.round(closed.placementsPerS),
-        ack_p50_ms: round(c['latencyP50Us']! / 1000, 3),
-        ack_p99_ms: round(c['latencyP99Us']! / 1000, 3),
+        ...(on === undefined ? {} : { amm_on: configJson(on, hello) }),
+        ...(off === undefined ? {} : { amm_off: configJson(off, hello) }),
+        ...(on === undefined || off === undefined ? {} : { orders_ratio_amm_on_to_off: round(on.closed.placementsPerS / off.closed.placementsPerS, 3) }),
         hello_per_s: Math.round(hello.perS),
-        ratio_vs_hello: round(ratio, 3),
-        ack_p99_ms_at_50k: round(p99PacedMs, 3),
-        ack_p50_ms_at_50k: round(p['latencyP50Us']! / 1000, 3),
-        sent_per_s_at_50k: Math.round(paced.requestsPerS),
-        late_sends_at_50k: p['lateSends']!,
-        half_rate_per_s: orders.halfRate,
-        ack_p50_ms_at_half: round(h['latencyP50Us']! / 1000, 3),
-        ack_p99_ms_at_half: round(h['latencyP99Us']! / 1000, 3),
-        late_sends_at_half: h['lateSends']!,
-        cancels_per_s: Math.round(closed.cancelsPerS),
-        requests_per_s: Math.round(closed.requestsPerS),
-        ack_p999_ms: round(c['latencyP999Us']! / 1000, 3),
-        ack_max_ms: round(c['latencyMaxUs']! / 1000, 3),
         hello_p50_ms: round(hello.run.figures['latencyP50Us']! / 1000, 3),
         hello_p99_ms: round(hello.run.figures['latencyP99Us']! / 1000, 3),
-        book_orders_start: orders.seeded.orders,
-        book_orders_after_closed_loop: closed.book.orders,
-        book_orders_end: half.book.orders,
-        failed_requests: closed.failures + paced.failures + half.failures,
-        cancel_misses: c['cancelMisses']! + p['cancelMisses']! + h['cancelMisses']!,
-        server_main_thread_cores: round(closed.run.serverMainCores, 2),
-        server_process_cores: round(closed.run.serverCores, 2),
-        wrk_cores: round(closed.run.wrkCores, 2),
-        commands_per_batch: round(closed.run.durableCommands / Math.max(1, closed.run.durableBatches), 1),
         hello_server_cores: round(hello.run.serverCores, 2),
         hello_wrk_cores: round(hello.run.wrkCores, 2),
         paced_rate_per_s: pacedRate,

@@ -4,26 +4,45 @@
 --   wrk -t1 -c128 -d15s --latency -s bench/http/orders.lua http://127.0.0.1:PORT -- CONFIG.lua
 --
 -- CONFIG.lua is written by bench/http.ts and returns a table: keys (API keys, rotated so that no key's
--- rate limit is what gets measured), symbol, midTicks, depthTicks, cancelBeyondTicks, quantity, rate
--- (requests per second for the whole run, 0 = as fast as the connections allow), threads and run (the
--- number of this wrk run, part of the client order ids).
+-- rate limit is what gets measured), symbol, bidTopTicks and askBottomTicks (the inner edge of each side
+-- of the seeded book, see below), depthTicks, cancelBeyondTicks, quantity, rate (requests per second for
+-- the whole run, 0 = as fast as the connections allow), threads and run (the number of this wrk run, part
+-- of the client order ids).
+--
+-- Prices. The server's book is hybrid: with AMM venues on (the default), the pools of four chains quote
+-- levels into it beside our resting orders, and they move (AMM_FLOW=sim moves every pool by up to 4 bps
+-- per 500 ms quote). bench/http.ts reads the hybrid book before seeding and sets the two edges so that
+-- our buys are below its best ask and our sells above its best bid, with a margin: buys rest at
+-- bidTopTicks - k, sells at askBottomTicks + k, 0 <= k < depthTicks. With the AMM off (or a hybrid book
+-- with no venue levels) the edges are 2999.99 and 3000.01. Once our book holds both edges the engine keeps
+-- every venue level from crossing it (a quote's bids at or above our best ask, and asks at or below our
+-- best bid, are clipped), so venue levels can only show up in the gap between our best bid and best ask.
 --
 -- Every request is one of three kinds:
---   passive  a GTC limit 1..depthTicks ticks from the mid on its own side (it never crosses), 1 + (depth-1)u²
---            ticks for uniform u, so denser near the mid as real depth is. One placed further than
---            cancelBeyondTicks carries client_order_id "k<key>r<run>n<thread>x<counter>": when it rests,
---            its id and the key that placed it (the cancel must come from the same user) are kept;
---   ioc      a limit IOC priced beyond the whole other side, with stp "none" (the bench's users trade
---            with each other and with themselves): it takes the best resting order of that side. Every
---            order has the same quantity, so an IOC removes exactly one resting order;
+--   passive  a GTC limit k ticks behind its side's edge, k = floor((depthTicks-1)u^2) for uniform u, so
+--            denser near the edge as real depth is, sent with post_only: it never takes liquidity. When
+--            the AMM has moved a venue level into our spread beyond its price, the engine refuses it (409
+--            POST_ONLY_WOULD_TAKE): counted as postOnlyRefused, not as a failure, and it changes nothing.
+--            One placed k >= cancelBeyondTicks behind the edge carries client_order_id
+--            "k<key>r<run>n<thread>x<counter>": when it rests, its id and the key that placed it (the
+--            cancel must come from the same user) are kept;
+--   ioc      a limit IOC priced beyond the whole other side of our book, with stp "none" (the bench's
+--            users trade with each other and with themselves): it takes the best price of the hybrid
+--            book, which is our best resting order as long as no venue level sits inside our spread.
+--            Every order has the same quantity, so an IOC takes exactly one resting order, or 0.0100 ETH
+--            from a venue when the AMM has drifted into our spread (a venue level is better than our best
+--            order). The script tells the two apart by each fill's venue ("clob" or the pool): iocFills
+--            counts our orders taken, iocVenueFills the venue fills, which leave our book as it was;
 --   cancel   a DELETE of one of the kept far orders, picked at random.
--- Each answer says exactly what its request did to the book (+1 rested, -fills, -1 cancelled, 0 refused),
--- so a thread knows its own effect on the book; with the expected effect of its requests still in flight
--- added, it sends a passive placement when that sum is <= 0 and a removal otherwise (a cancel for every
--- third removal when it holds a far order, else an IOC). The book so stays within about a connection
--- count of its seeded size, and placements dominate: half the requests are passive placements, the IOCs
--- take the near orders and the cancels the far ones (bench/http.ts, cancelBeyondTicks, says why the two
--- never race for the same order).
+-- Each answer says exactly what its request did to our book (+1 rested, -fills against "clob", -1
+-- cancelled, 0 refused or filled by a venue), so a thread knows its own effect on the book; with the
+-- expected effect of its requests still in flight added, it sends a passive placement when that sum is
+-- <= 0 and a removal otherwise (a cancel for every third removal when it holds a far order, else an IOC).
+-- The book so stays within about a connection count of its seeded size, and placements dominate: half
+-- the requests are passive placements, the IOCs take the near orders and the cancels the far ones
+-- (bench/http.ts, cancelBeyondTicks, says why the two never race for the same order). With the AMM on,
+-- the share of IOCs that a venue filled and of passives refused is printed beside every run: they say how
+-- far the AMM drifted into our spread during it.
 --
 -- With BENCH_HTTP_PACED=1 in the environment the script also defines delay(), pacing each thread to
 -- rate / threads requests per second (see delay below).
@@ -74,6 +93,8 @@ local answeredPassive, answeredIoc, answeredCancel = 0, 0, 0
 placedPassive = 0
 placedIoc = 0
 iocFills = 0
+iocVenueFills = 0
+postOnlyRefused = 0
 cancelled = 0
 cancelMisses = 0
 status2xxOther = 0
@@ -121,27 +142,27 @@ local function passiveRequest()
   local side = nextSide
   nextSide = 1 - nextSide
   local u = math.random()
-  -- 1..depthTicks from the mid, denser near it (as real depth is).
-  local distance = 1 + math.floor((config.depthTicks - 1) * u * u)
-  local ticks = side == 0 and config.midTicks - distance or config.midTicks + distance
+  -- 0..depthTicks-1 ticks behind the side's edge, denser near it (as real depth is).
+  local behind = math.floor((config.depthTicks - 1) * u * u)
+  local ticks = side == 0 and config.bidTopTicks - behind or config.askBottomTicks + behind
   local key = nextKey()
   passiveHeaders["X-API-Key"] = keys[key]
   sentPassive = sentPassive + 1
   local body = '{"side":"' .. (side == 0 and "buy" or "sell") .. '","order_type":"limit","quantity":"' .. config.quantity ..
-    '","price":"' .. priceText(ticks)
-  if distance > config.cancelBeyondTicks then
+    '","price":"' .. priceText(ticks) .. '","post_only":true'
+  if behind >= config.cancelBeyondTicks then
     -- A candidate for a later cancel: the id names the key (and so the user) that may cancel it.
     counter = counter + 1
-    body = body .. '","client_order_id":"k' .. key .. "r" .. config.run .. "n" .. threadId .. "x" .. counter
+    body = body .. ',"client_order_id":"k' .. key .. "r" .. config.run .. "n" .. threadId .. "x" .. counter .. '"'
   end
-  return wrk.format("POST", ordersPath, passiveHeaders, body .. '"}')
+  return wrk.format("POST", ordersPath, passiveHeaders, body .. "}")
 end
 
 local function iocRequest()
   local side = nextIocSide
   nextIocSide = 1 - nextIocSide
-  -- Beyond every resting order of the other side: it takes the best one.
-  local ticks = side == 0 and config.midTicks + config.depthTicks + 10 or config.midTicks - config.depthTicks - 10
+  -- Beyond every resting order of ours on the other side: it takes the best price of the hybrid book.
+  local ticks = side == 0 and config.askBottomTicks + config.depthTicks + 10 or config.bidTopTicks - config.depthTicks - 10
   iocHeaders["X-API-Key"] = keys[nextKey()]
   sentIoc = sentIoc + 1
   local body = '{"side":"' .. (side == 0 and "buy" or "sell") .. '","order_type":"limit","time_in_force":"IOC","quantity":"' ..
@@ -187,9 +208,12 @@ function response(status, headers, body)
     if string.find(body, '"time_in_force":"IOC"', 1, true) then
       answeredIoc = answeredIoc + 1
       placedIoc = placedIoc + 1
+      -- Each fill names its venue: "clob" for one of our resting orders, else the pool that filled it.
       local _, fills = string.gsub(body, '"liquidity":"taker"', "")
-      iocFills = iocFills + fills
-      confirmed = confirmed - fills
+      local _, bookFills = string.gsub(body, '"liquidity":"taker","venue":"clob"', "")
+      iocFills = iocFills + bookFills
+      iocVenueFills = iocVenueFills + fills - bookFills
+      confirmed = confirmed - bookFills
     else
       answeredPassive = answeredPassive + 1
       placedPassive = placedPassive + 1
@@ -204,6 +228,12 @@ function response(status, headers, body)
     answeredCancel = answeredCancel + 1
     cancelled = cancelled + 1
     confirmed = confirmed - 1
+    return
+  end
+  if status == 409 and string.find(body, "POST_ONLY_WOULD_TAKE", 1, true) then
+    -- Only a passive placement is post-only: a venue level had moved into our spread beyond its price.
+    answeredPassive = answeredPassive + 1
+    postOnlyRefused = postOnlyRefused + 1
     return
   end
   if status == 404 then
@@ -244,7 +274,7 @@ if os.getenv("BENCH_HTTP_PACED") == "1" then
 end
 
 local counterNames = {
-  "placedPassive", "placedIoc", "iocFills", "cancelled", "cancelMisses", "status2xxOther", "status4xx", "status429",
+  "placedPassive", "placedIoc", "iocFills", "iocVenueFills", "postOnlyRefused", "cancelled", "cancelMisses", "status2xxOther", "status4xx", "status429",
   "status422", "status5xx", "status503", "lateSends",
 }
 
