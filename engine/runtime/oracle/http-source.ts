@@ -14,7 +14,7 @@
  * into `stale`. The source knows no history (history() is null): the journal's daily closes start with the
  * first polled day.
  */
-import { outboundFetchJson, type OutboundOptions } from '../outbound/fetch.ts';
+import { outboundFetchJson } from '../outbound/fetch.ts';
 import { toPriceE8, type DailyCloses, type OracleAsset, type PriceSource, type SourcePrice } from './source.ts';
 
 /** Largest answer read, in bytes. */
@@ -27,8 +27,6 @@ export interface HttpSourceOptions {
   readonly timeoutMs: number;
   /** OUTBOUND_ALLOW_PRIVATE: tests only. */
   readonly allowPrivate: boolean;
-  /** Passed on to the guarded fetch (tests map host names to 127.0.0.1 with it). */
-  readonly resolve?: OutboundOptions['resolve'];
 }
 
 export class HttpSource implements PriceSource {
@@ -59,13 +57,12 @@ export class HttpSource implements PriceSource {
       bytesMax: httpPricesBytesMax,
       allowPrivate: this.options.allowPrivate,
       signal: this.closing.signal,
-      ...(this.options.resolve === undefined ? {} : { resolve: this.options.resolve }),
     });
     return this.read(answer);
   }
 
-  /** The prices of one answer (exposed for the shape's own checks). */
-  read(answer: unknown): SourcePrice[] {
+  /** The prices of one answer; throws when it has not the expected shape. */
+  private read(answer: unknown): SourcePrice[] {
     const prices = answer !== null && typeof answer === 'object' && !Array.isArray(answer) ? (answer as Record<string, unknown>)['prices'] : undefined;
     if (prices === null || typeof prices !== 'object' || Array.isArray(prices)) throw new Error('the answer has no "prices" object');
     const entries = Object.entries(prices as Record<string, unknown>);

@@ -10,7 +10,7 @@ import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const outboundDir = fileURLToPath(new URL('./', import.meta.url));
+const outboundDir = fileURLToPath(new URL('.', import.meta.url)).replace(/[\\/]$/, '');
 
 /**
  * Files that may make requests although they are not tests: the tests' own HTTP client, which only calls
@@ -30,7 +30,7 @@ function sources(dir: string): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules' && !path.startsWith(outboundDir.replace(/[\\/]$/, ''))) files.push(...sources(path));
+      if (entry.name !== 'node_modules' && path !== outboundDir) files.push(...sources(path));
     } else if (/\.(ts|mts|mjs|js)$/.test(entry.name) && !/\.test\.(ts|mts|mjs|js)$/.test(entry.name)) {
       files.push(path);
     }
