@@ -41,6 +41,7 @@ export const pricesModule: ShellModule = {
         url: config.priceHttpUrl,
         timeoutMs: config.priceHttpTimeoutMs,
         allowPrivate: config.outboundAllowPrivate,
+        log: context.log,
       },
       assets,
     );

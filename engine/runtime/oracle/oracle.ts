@@ -100,6 +100,8 @@ export class Oracle {
       await this.journal(answered);
     } catch (error) {
       this.pollsFailed++;
+      // Closing the source aborts the poll in flight; that is no failure worth a log line.
+      if (this.stopped) return;
       this.options.log('oracle_poll_failed', { source: this.options.source.name, error: error instanceof Error ? error.message : String(error) });
     } finally {
       this.polling = false;

@@ -7,10 +7,26 @@
  * 97 000.12 is 9 700 012 000 000, well inside the safe-integer range). Days are UTC day numbers:
  * floor(ms / 86 400 000).
  */
+import { newConversion, parseStep, toSteps } from '../../core/units.ts';
+import { Result } from '../../core/results.ts';
+import { isPriceE8 } from '../../domains/prices/commands.ts';
 
 /** Price units per 1 USD: every oracle price is an integer count of 10^-8 USD. */
 export const priceScale = 100_000_000;
 export const msPerDay = 86_400_000;
+
+/** One price unit, 10^-8 USD, as a step of the project's exact decimal converter. */
+const priceUnit = parseStep('0.00000001');
+
+/**
+ * A price from outside (a decimal string, or a number read through its shortest decimal form) as priceE8,
+ * exactly, through the project's decimal converter: null when it is malformed, not positive, has more
+ * than 8 decimals, or lies beyond the prices domain's range.
+ */
+export function toPriceE8(input: unknown): number | null {
+  const conversion = toSteps(input, priceUnit, false, Result.tooManyDecimals, newConversion());
+  return conversion.code === Result.ok && isPriceE8(conversion.value) ? conversion.value : null;
+}
 
 export type AssetType = 'crypto' | 'stock';
 
