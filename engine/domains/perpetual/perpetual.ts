@@ -68,6 +68,8 @@ export interface Stake {
   readonly userId: number;
   readonly side: Side;
   readonly stakeAtoms: number;
+  /** The journaled time of the Predict. */
+  readonly placedMs: number;
 }
 
 /** One mode's pool of one epoch; the pools include the house's seed on each side. */
@@ -96,8 +98,8 @@ export class Market {
   constructor(readonly symbol: string) {}
 }
 
-/** A snapshot's stake: [predictionId, userId, side, stakeAtoms]. */
-type StakeRow = [number, number, number, number];
+/** A snapshot's stake: [predictionId, userId, side, stakeAtoms, placedMs]. */
+type StakeRow = [number, number, number, number, number];
 
 interface PoolRow {
   seedAtoms: number;
@@ -218,7 +220,7 @@ export class Perpetual implements DomainModule {
 
     this.port.ledger.hold(account, asset.index, body.amountAtoms);
     const predictionId = ++this.lastPredictionId;
-    pool.stakes.push({ predictionId, userId: body.userId, side: body.side, stakeAtoms: body.amountAtoms });
+    pool.stakes.push({ predictionId, userId: body.userId, side: body.side, stakeAtoms: body.amountAtoms, placedMs: nowMs });
     if (body.side === 0) pool.yesAtoms += body.amountAtoms;
     else pool.noAtoms += body.amountAtoms;
     const event: PredictionPlaced = {
@@ -402,6 +404,7 @@ export class Perpetual implements DomainModule {
           hasher.number(stake.userId);
           hasher.number(stake.side);
           hasher.number(stake.stakeAtoms);
+          hasher.number(stake.placedMs);
         }
       }
     }
@@ -430,7 +433,7 @@ export class Perpetual implements DomainModule {
                     seedAtoms: pool.seedAtoms,
                     yesAtoms: pool.yesAtoms,
                     noAtoms: pool.noAtoms,
-                    stakes: pool.stakes.map((stake): StakeRow => [stake.predictionId, stake.userId, stake.side, stake.stakeAtoms]),
+                    stakes: pool.stakes.map((stake): StakeRow => [stake.predictionId, stake.userId, stake.side, stake.stakeAtoms, stake.placedMs]),
                   })),
                 },
         };
@@ -471,7 +474,7 @@ export class Perpetual implements DomainModule {
             ![poolRow.seedAtoms, poolRow.yesAtoms, poolRow.noAtoms].every(integer) ||
             !Array.isArray(poolRow.stakes) ||
             poolRow.stakes.length > predictionsPerEpochMax ||
-            !poolRow.stakes.every((stake) => Array.isArray(stake) && stake.length === 4 && stake.every(integer) && isSide(stake[2]))
+            !poolRow.stakes.every((stake) => Array.isArray(stake) && stake.length === 5 && stake.every(integer) && isSide(stake[2]))
           ) {
             throw new Error('perpetual snapshot: malformed pool');
           }
@@ -479,7 +482,7 @@ export class Perpetual implements DomainModule {
           pool.seedAtoms = poolRow.seedAtoms;
           pool.yesAtoms = poolRow.yesAtoms;
           pool.noAtoms = poolRow.noAtoms;
-          for (const [predictionId, userId, side, stakeAtoms] of poolRow.stakes) pool.stakes.push({ predictionId, userId, side: side as Side, stakeAtoms });
+          for (const [predictionId, userId, side, stakeAtoms, placedMs] of poolRow.stakes) pool.stakes.push({ predictionId, userId, side: side as Side, stakeAtoms, placedMs });
         });
         market.epoch = epoch;
       }
