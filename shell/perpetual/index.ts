@@ -14,6 +14,7 @@ import { houseUserId, perpetualOf } from '../../engine/domains/perpetual/perpetu
 import type { ShellContext } from '../context.ts';
 import type { ShellModule } from '../modules.ts';
 import { perpetualRoutes } from './routes.ts';
+import { PerpetualHistory } from './history.ts';
 import { PerpetualView } from './view.ts';
 
 /** The markets SPEC.md lists: four crypto assets and the two platform tokens. */
@@ -52,7 +53,8 @@ export const perpetualModule: ShellModule = {
     const seedAtoms = settingAtoms('PERPETUAL_SEED_PRED', config.perpetualSeedPred, collateral, seedAtomsMax);
     const fundAtoms = settingAtoms('PERPETUAL_HOUSE_FUND_PRED', config.perpetualHouseFundPred, collateral, Number.MAX_SAFE_INTEGER);
     const engine = context.durable.engine;
-    const view = new PerpetualView(engine);
+    const history = new PerpetualHistory(config.dataDir);
+    const view = new PerpetualView(engine, history);
 
     const start = async (): Promise<void> => {
       const ledger = engine.ledger;
@@ -77,6 +79,7 @@ export const perpetualModule: ShellModule = {
       routes: perpetualRoutes({ context, view, collateral }),
       onDurable: (batch) => view.onBatch(batch),
       start,
+      close: () => history.close(),
     };
   },
 };

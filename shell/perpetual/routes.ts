@@ -38,7 +38,8 @@ import { enqueue, modeOf, refuse } from '../http/exchange-orders.ts';
 import { ensurePaperAccount, paperStartingAtoms } from '../http/paper.ts';
 import { declareRoute, type Later, type Route } from '../http/route-table.ts';
 import { formatPriceE8 } from '../prices/records.ts';
-import type { MarketView, PerpetualView, TradeRecord } from './view.ts';
+import type { TradeRecord } from './history.ts';
+import type { MarketView, PerpetualView } from './view.ts';
 
 /** Trades one page may hold, and a page's size unless `limit` says. */
 export const tradesPageMax = 100;
@@ -325,17 +326,10 @@ export function perpetualRoutes(options: PerpetualRoutesOptions): Route[] {
         const limit = request.query.limit === undefined ? tradesPageDefault : Number(request.query.limit);
         if (limit < 1 || limit > tradesPageMax) throw new ApiError(422, 'VALIDATION_FAILED', `query.limit: must be 1 to ${tradesPageMax}`);
         const cursor = request.query.cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(request.query.cursor);
-        const trades = view.tradesOf(request.principal!.userId, modeOf(request.query));
-        const page: TradeRecord[] = [];
-        let more = false;
-        for (const trade of trades) {
-          if (trade.predictionId >= cursor) continue;
-          if (page.length === limit) {
-            more = true;
-            break;
-          }
-          page.push(trade);
-        }
+        // One more than the page tells whether another page follows.
+        const trades = view.tradesOf(request.principal!.userId, modeOf(request.query), cursor, limit + 1);
+        const more = trades.length > limit;
+        const page = trades.slice(0, limit);
         return { body: { trades: page.map(tradeJson), next_cursor: more ? String(page.at(-1)!.predictionId) : null } };
       },
     }),

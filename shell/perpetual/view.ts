@@ -1,12 +1,9 @@
 /**
  * The perpetual markets as durable batches left them: what the perpetual routes show. It starts from the
  * recovered engine's state (everything recovered is durable: the markets, their open epochs and open
- * stakes) and follows the domain's durable events (configured, epoch opened, prediction placed, epoch
- * resolved). The oracle's prices come from a prices view of its own, fed by the same batches.
- *
- * Resolved predictions are kept in memory, the newest `tradesKeptPerAccount` per user and mode, since the
- * server started: the engine keeps only open epochs, so a restart starts the settled history afresh
- * (open stakes are recovered with the engine).
+ * stakes) and the history store (settled trades, last resolutions), and follows the domain's durable
+ * events (configured, epoch opened, prediction placed, epoch resolved). The oracle's prices come from a
+ * prices view of its own, fed by the same batches.
  */
 import type { Mode } from '../../engine/core/commands.ts';
 import { EventKind, type EngineEvent } from '../../engine/core/events.ts';
@@ -23,26 +20,7 @@ import {
 } from '../../engine/domains/perpetual/commands.ts';
 import { perpetualOf } from '../../engine/domains/perpetual/perpetual.ts';
 import { PricesView } from '../prices/view.ts';
-
-/** Settled trades kept per (user, mode), newest first; older ones are dropped. */
-export const tradesKeptPerAccount = 1000;
-
-export type TradeOutcome = 'pending' | 'won' | 'lost' | 'refunded';
-
-export interface TradeRecord {
-  readonly predictionId: number;
-  readonly userId: number;
-  readonly mode: Mode;
-  readonly symbol: string;
-  readonly epoch: number;
-  readonly epochEndMs: number;
-  readonly side: Side;
-  readonly stakeAtoms: number;
-  readonly createdMs: number;
-  outcome: TradeOutcome;
-  payoutAtoms: number | null;
-  resolvedMs: number | null;
-}
+import type { PerpetualHistory, ResolutionView, TradeOutcome, TradeRecord } from './history.ts';
 
 export interface PoolView {
   seedAtoms: number;
@@ -58,18 +36,6 @@ export interface EpochView {
   readonly pools: [PoolView, PoolView];
 }
 
-export interface ResolutionView {
-  readonly epoch: number;
-  readonly startMs: number;
-  readonly endMs: number;
-  readonly startPriceE8: number;
-  readonly endPriceE8: number;
-  readonly outcome: Outcome;
-  readonly yesPoolAtoms: [number, number];
-  readonly noPoolAtoms: [number, number];
-  readonly resolvedMs: number;
-}
-
 export interface MarketView {
   readonly symbol: string;
   epoch: EpochView | null;
@@ -83,12 +49,13 @@ export class PerpetualView {
   epochMs = 0;
   seedAtoms = 0;
   readonly markets = new Map<string, MarketView>();
-  /** Every trade of an account still shown: the open ones and the newest settled ones, newest first by id. */
-  private readonly trades = new Map<number, TradeRecord[]>();
-  /** Open trades by prediction id, to settle at resolution. */
-  private readonly open = new Map<number, TradeRecord>();
+  /** Each account's open trades by prediction id (in increasing order); settled ones are in the history store. */
+  private readonly openByAccount = new Map<number, Map<number, TradeRecord>>();
 
-  constructor(engine: Engine) {
+  constructor(
+    engine: Engine,
+    private readonly history: PerpetualHistory,
+  ) {
     this.prices = new PricesView(engine);
     const perpetual = perpetualOf(engine);
     this.epochMs = perpetual.epochMs;
@@ -129,6 +96,10 @@ export class PerpetualView {
       }
       for (const trade of recovered.sort((a, b) => a.predictionId - b.predictionId)) this.add(trade);
     }
+    for (const resolution of history.resolutions()) {
+      const market = this.markets.get(resolution.symbol);
+      if (market !== undefined) market.lastResolution = resolution;
+    }
   }
 
   /** A durable batch's events, in order. */
@@ -137,14 +108,16 @@ export class PerpetualView {
     batch.forEachEvent((event, _seq, ts) => this.apply(event, ts));
   }
 
-  /** The account's trades, newest first: the open ones and the newest settled ones. */
-  tradesOf(userId: number, mode: Mode): readonly TradeRecord[] {
-    return this.trades.get(accountKey(userId, mode)) ?? [];
-  }
-
   /** The account's open stakes, newest first. */
   openOf(userId: number, mode: Mode): TradeRecord[] {
-    return this.tradesOf(userId, mode).filter((trade) => trade.outcome === 'pending');
+    return [...(this.openByAccount.get(accountKey(userId, mode))?.values() ?? [])].reverse();
+  }
+
+  /** The account's trades with ids below `beforeId`, newest first, at most `limit`: open and settled ones merged. */
+  tradesOf(userId: number, mode: Mode, beforeId: number, limit: number): TradeRecord[] {
+    const open = this.openOf(userId, mode).filter((trade) => trade.predictionId < beforeId).slice(0, limit);
+    const settled = this.history.settled(userId, mode, beforeId, limit);
+    return [...open, ...settled].sort((a, b) => b.predictionId - a.predictionId).slice(0, limit);
   }
 
   private apply(event: EngineEvent, ts: number): void {
@@ -201,7 +174,8 @@ export class PerpetualView {
         const market = this.markets.get(body.symbol);
         if (market === undefined) throw new Error(`perpetual view: a resolution of unknown market ${body.symbol}`);
         market.epoch = null;
-        market.lastResolution = {
+        const resolution: ResolutionView = {
+          symbol: body.symbol,
           epoch: body.epoch,
           startMs: body.startMs,
           endMs: body.endMs,
@@ -212,14 +186,21 @@ export class PerpetualView {
           noPoolAtoms: [...body.noPoolAtoms],
           resolvedMs: ts,
         };
+        market.lastResolution = resolution;
+        const settled: TradeRecord[] = [];
         for (const payout of body.payouts) {
-          const trade = payout.predictionId > 0 ? this.open.get(payout.predictionId) : undefined;
-          if (trade === undefined) continue;
-          this.open.delete(payout.predictionId);
+          if (payout.predictionId === 0) continue;
+          const account = this.openByAccount.get(accountKey(payout.userId, payout.mode));
+          const trade = account?.get(payout.predictionId);
+          if (trade === undefined) throw new Error(`perpetual view: a payout of unknown prediction ${payout.predictionId}`);
+          account!.delete(payout.predictionId);
+          if (account!.size === 0) this.openByAccount.delete(accountKey(payout.userId, payout.mode));
           trade.payoutAtoms = payout.payoutAtoms;
           trade.resolvedMs = ts;
           trade.outcome = tradeOutcome(body.outcome, payout.side, payout.payoutAtoms);
+          settled.push(trade);
         }
+        this.history.settle(resolution, settled);
         return;
       }
       default:
@@ -227,20 +208,14 @@ export class PerpetualView {
     }
   }
 
-  /** Adds a new trade (the newest of its account) and drops the account's oldest settled ones past the bound. */
   private add(trade: TradeRecord): void {
     const key = accountKey(trade.userId, trade.mode);
-    let list = this.trades.get(key);
-    if (list === undefined) {
-      list = [];
-      this.trades.set(key, list);
+    let open = this.openByAccount.get(key);
+    if (open === undefined) {
+      open = new Map();
+      this.openByAccount.set(key, open);
     }
-    list.unshift(trade);
-    this.open.set(trade.predictionId, trade);
-    if (list.length <= tradesKeptPerAccount) return;
-    for (let index = list.length - 1; index >= 0 && list.length > tradesKeptPerAccount; index--) {
-      if (list[index]!.outcome !== 'pending') list.splice(index, 1);
-    }
+    open.set(trade.predictionId, trade);
   }
 }
 
