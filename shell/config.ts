@@ -3,6 +3,7 @@
  * README.md lists them; this is the one place that reads process.env.
  */
 import type { SyncMode } from '../engine/journal/segments.ts';
+import { epochMsMax, epochMsMin } from '../engine/domains/perpetual/commands.ts';
 
 export interface Config {
   readonly host: string;
@@ -100,7 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ammQuoteIntervalMs: integer(env, 'AMM_QUOTE_INTERVAL_MS', 500, 50, 60_000),
     ammSeed: integer(env, 'AMM_SEED', 1, 0, 2 ** 31 - 1),
     ...priceSettings(env),
-    perpetualEpochMs: integer(env, 'PERPETUAL_EPOCH_MS', 3_600_000, 60_000, 86_400_000),
+    perpetualEpochMs: integer(env, 'PERPETUAL_EPOCH_MS', 3_600_000, epochMsMin, epochMsMax),
     perpetualSeedPred: env['PERPETUAL_SEED_PRED'] ?? '1000',
     perpetualHouseFundPred: env['PERPETUAL_HOUSE_FUND_PRED'] ?? '1000000',
   };

@@ -17,10 +17,7 @@ import { pricesDomain } from './prices/index.ts';
 import { Prices } from './prices/prices.ts';
 import { perpetualDomain } from './perpetual/index.ts';
 
-export const domainRegistry: DomainCodecs = new DomainRegistry([
-  pricesDomain,
-  perpetualDomain,
-]);
+export const domainRegistry: DomainCodecs = new DomainRegistry([pricesDomain, perpetualDomain]);
 
 /**
  * Makes an engine's modules: the exchange algos (core command kinds of journal format 4, so not a
