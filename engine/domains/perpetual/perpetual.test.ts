@@ -14,6 +14,7 @@ import { CommandKind, type Command, type Mode } from '../../core/commands.ts';
 import { domainCommand, noTimerMs } from '../../core/domain.ts';
 import { Engine } from '../../core/engine.ts';
 import { CollectingSink, EventKind, type EngineEvent } from '../../core/events.ts';
+import type { EngineLimits } from '../../core/limits.ts';
 import { Result, resultCode, type ResultCode } from '../../core/results.ts';
 import { restoreSnapshot, takeSnapshot } from '../../core/snapshot.ts';
 import { stateHash } from '../../core/state-hash.ts';
@@ -48,9 +49,13 @@ const atoms = (units: number): number => units * 1_000_000;
 
 class Harness {
   readonly sink = new CollectingSink();
-  readonly engine = new Engine({ markets, sink: this.sink, domains: platformDomains });
+  readonly engine: Engine;
   readonly journal: Command[] = [];
   private seq = 0;
+
+  constructor(limits: Partial<EngineLimits> = {}) {
+    this.engine = new Engine({ markets, sink: this.sink, limits, domains: platformDomains });
+  }
 
   apply(ts: number, command: Command): ResultCode {
     command.seq = ++this.seq;
@@ -318,6 +323,19 @@ test('refusals change nothing: not the state hash, not a single event', () => {
   assert.equal(stateHash(h.engine), before);
   assert.equal(h.sink.events.length, events);
   assert.equal(resultCode(PerpetualResult.epochFull), 'PERPETUAL_EPOCH_FULL');
+});
+
+test('a full ledger refuses the prediction that would open the pool account, and changes nothing', () => {
+  // The two fee accounts and the user's: no room for the pool account.
+  const h = new Harness({ accountsMax: 3 });
+  h.deposit(t0, 1, 10);
+  h.ticks(t0, { BTC: 9_000_000_000_000 });
+  assert.equal(h.configure(t0), Result.ok);
+  const before = stateHash(h.engine);
+  const events = h.sink.events.length;
+  assert.equal(h.predict(t0 + 1, 1, 0, atoms(1)), Result.tooManyAccounts);
+  assert.equal(stateHash(h.engine), before);
+  assert.equal(h.sink.events.length, events);
 });
 
 test('an epoch takes at most predictionsPerEpochMax predictions per mode', () => {

@@ -179,10 +179,6 @@ export class Perpetual implements DomainModule {
   private configure(body: ConfigurePerpetual): ResultCode {
     if (this.collateral === undefined) return PerpetualResult.invalidConfiguration;
     if (!validConfiguration(body, this.markets.map((market) => market.symbol))) return PerpetualResult.invalidConfiguration;
-    // The pool accounts exist before any stake is paid into them (opened once, in both modes).
-    for (const mode of modes) {
-      if (this.port.ledger.find(poolUserId, mode) === noAccount && this.port.ledger.findOrOpen(poolUserId, mode) === noAccount) return Result.tooManyAccounts;
-    }
     const nowMs = this.port.commandTimeMs();
     this.epochMs = body.epochMs;
     this.seedAtoms = body.seedAtoms;
@@ -217,6 +213,8 @@ export class Perpetual implements DomainModule {
     const asset = this.collateral!;
     const account = this.port.ledger.find(body.userId, body.mode);
     if (account === noAccount || this.port.ledger.availableAtoms(account, asset.index) < body.amountAtoms) return Result.insufficientBalance;
+    // The last check: opening the pool account is the only change a refusal could otherwise leave behind.
+    if (this.poolAccount(body.mode) === noAccount) return Result.tooManyAccounts;
 
     this.port.ledger.hold(account, asset.index, body.amountAtoms);
     const predictionId = ++this.lastPredictionId;
@@ -256,6 +254,7 @@ export class Perpetual implements DomainModule {
     for (const mode of modes) {
       const house = this.port.ledger.find(houseUserId, mode);
       if (this.seedAtoms === 0 || house === noAccount || this.port.ledger.availableAtoms(house, asset.index) < 2 * this.seedAtoms) continue;
+      if (this.poolAccount(mode) === noAccount) continue;
       this.port.ledger.hold(house, asset.index, 2 * this.seedAtoms);
       const pool = epoch.pools[mode];
       pool.seedAtoms = this.seedAtoms;
@@ -340,6 +339,15 @@ export class Perpetual implements DomainModule {
     if (remainderAtoms > 0) ledger.payFromAvailable(poolAccount, ledger.find(0, mode), asset, remainderAtoms);
     assert(ledger.availableAtoms(poolAccount, asset) === poolBefore && ledger.heldAtoms(poolAccount, asset) === 0, 'the pool account did not end empty');
     return remainderAtoms;
+  }
+
+  /**
+   * The mode's pool account, opened with the first stake that will be paid into it (a user's prediction or
+   * a house seed), so every resolution that pays finds it; `noAccount` when the ledger is full.
+   */
+  private poolAccount(mode: Mode): number {
+    const account = this.port.ledger.find(poolUserId, mode);
+    return account !== noAccount ? account : this.port.ledger.findOrOpen(poolUserId, mode);
   }
 
   private accountOf(userId: number, mode: Mode): number {
