@@ -3,6 +3,7 @@
  * README.md lists them; this is the one place that reads process.env.
  */
 import type { SyncMode } from '../engine/journal/segments.ts';
+import { epochMsMax, epochMsMin } from '../engine/domains/perpetual/commands.ts';
 
 export interface Config {
   readonly host: string;
@@ -43,6 +44,12 @@ export interface Config {
   readonly priceHttpTimeoutMs: number;
   /** Lets outbound requests reach loopback and private addresses: for tests only, never in production. */
   readonly outboundAllowPrivate: boolean;
+  /** Length of a perpetual market's epoch (journaled by ConfigurePerpetual; applies from the next epoch). */
+  readonly perpetualEpochMs: number;
+  /** The house's seed on each side of each perpetual epoch, in PRED (a decimal, checked at start). */
+  readonly perpetualSeedPred: string;
+  /** What the perpetual house treasury is funded up to at start, per mode, in PRED (a decimal, checked at start). */
+  readonly perpetualHouseFundPred: string;
 }
 
 export const defaultPaperBalances = 'USDC:100000,ETH:10,BTC:1,SOL:500,DOGE:500000,PLAT:100000,PRED:100000';
@@ -94,6 +101,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ammQuoteIntervalMs: integer(env, 'AMM_QUOTE_INTERVAL_MS', 500, 50, 60_000),
     ammSeed: integer(env, 'AMM_SEED', 1, 0, 2 ** 31 - 1),
     ...priceSettings(env),
+    perpetualEpochMs: integer(env, 'PERPETUAL_EPOCH_MS', 3_600_000, epochMsMin, epochMsMax),
+    perpetualSeedPred: env['PERPETUAL_SEED_PRED'] ?? '1000',
+    perpetualHouseFundPred: env['PERPETUAL_HOUSE_FUND_PRED'] ?? '1000000',
   };
 }
 

@@ -23,7 +23,7 @@ const markets = loadMarkets();
 const seeds = [1, 2, 3, 4, 5];
 const commandsPerSeed = 44_000;
 
-/** Sum of the holds of live orders per (account, asset) must equal the ledger's held balance. */
+/** Sum of the holds of live orders and of the domains' holds per (account, asset) must equal the ledger's held balance. */
 function checkHolds(engine: Engine, users: number): void {
   const ledger = engine.ledger;
   for (let userId = 1; userId <= users; userId++) {
@@ -37,6 +37,7 @@ function checkHolds(engine: Engine, users: number): void {
         held[asset] = held[asset]! + engine.orders.heldAtoms[slot]!;
       }
       for (let asset = 0; asset < ledger.assetCount; asset++) {
+        for (const domain of engine.domains) held[asset] = held[asset]! + (domain.heldAtoms?.(userId, mode, asset) ?? 0);
         assert.equal(held[asset], ledger.heldAtoms(account, asset), `holds of user ${userId} mode ${mode} asset ${asset}`);
       }
     }

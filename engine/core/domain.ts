@@ -15,7 +15,7 @@
  * A module whose state is empty adds nothing to the hash and nothing to a snapshot: states from before the
  * module existed hash as they did (the golden journal's hash does not move).
  */
-import type { Command, CommandKind, DomainCommand } from './commands.ts';
+import type { Command, CommandKind, DomainCommand, Mode } from './commands.ts';
 import type { DomainEvent } from './events.ts';
 import type { DomainPort } from './port.ts';
 import type { ResultCode } from './results.ts';
@@ -104,6 +104,11 @@ export interface DomainModule {
   nextTimerMs(): number;
   /** Runs what is due at `nowMs` (called by RunTimers only when `nextTimerMs() <= nowMs`). */
   runTimers(nowMs: number): void;
+  /**
+   * Atoms of an asset the module holds in one account (a prediction's stake, an escrow): the ledger's held
+   * balance is the orders' holds plus these. Absent when the module holds nothing.
+   */
+  heldAtoms?(userId: number, mode: Mode, assetIndex: number): number;
   /** Adds the module's state to the hash; nothing at all when the state is empty. */
   hash(hasher: StateHasher): void;
   /** The module's state as plain data (msgpack-able), or null when empty. */

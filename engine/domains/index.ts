@@ -15,8 +15,9 @@ import type { Engine } from '../core/engine.ts';
 import { Twaps } from './exchange-algos/twaps.ts';
 import { pricesDomain } from './prices/index.ts';
 import { Prices } from './prices/prices.ts';
+import { perpetualDomain } from './perpetual/index.ts';
 
-export const domainRegistry: DomainCodecs = new DomainRegistry([pricesDomain]);
+export const domainRegistry: DomainCodecs = new DomainRegistry([pricesDomain, perpetualDomain]);
 
 /**
  * Makes an engine's modules: the exchange algos (core command kinds of journal format 4, so not a
