@@ -15,8 +15,12 @@ import type { Engine } from '../core/engine.ts';
 import { Twaps } from './exchange-algos/twaps.ts';
 import { pricesDomain } from './prices/index.ts';
 import { Prices } from './prices/prices.ts';
+import { arenaDomain } from './arena/index.ts';
 
-export const domainRegistry: DomainCodecs = new DomainRegistry([pricesDomain]);
+export const domainRegistry: DomainCodecs = new DomainRegistry([
+  pricesDomain,
+  arenaDomain,
+]);
 
 /**
  * Makes an engine's modules: the exchange algos (core command kinds of journal format 4, so not a
