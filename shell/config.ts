@@ -3,6 +3,9 @@
  * README.md lists them; this is the one place that reads process.env.
  */
 import type { SyncMode } from '../engine/journal/segments.ts';
+import { Result } from '../engine/core/results.ts';
+import { newConversion, parseStep, toSteps } from '../engine/core/units.ts';
+import { epochMsMax, epochMsMin, mmInventoryLotsMax, mmSpreadBpsMax, mmSpreadBpsMin, orderLotsMax } from '../engine/domains/arena/commands.ts';
 
 export interface Config {
   readonly host: string;
@@ -43,6 +46,16 @@ export interface Config {
   readonly priceHttpTimeoutMs: number;
   /** Lets outbound requests reach loopback and private addresses: for tests only, never in production. */
   readonly outboundAllowPrivate: boolean;
+  /** The arena's epoch length, journaled in its seed. */
+  readonly arenaEpochMs: number;
+  /** The house's spread around NAV (basis points), and its quote size and inventory bound per team (lots of 0.001 share). */
+  readonly arenaMmSpreadBps: number;
+  readonly arenaMmSizeLots: number;
+  readonly arenaMmInventoryMaxLots: number;
+  /** Whole USDC the house account is funded with (one journaled Deposit) before the arena is seeded. */
+  readonly arenaHouseFundUsdc: number;
+  /** Whether the shell seeds the arena itself at start when it does not exist yet. */
+  readonly arenaAutoSeed: boolean;
 }
 
 export const defaultPaperBalances = 'USDC:100000,ETH:10,BTC:1,SOL:500,DOGE:500000,PLAT:100000,PRED:100000';
@@ -94,6 +107,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ammQuoteIntervalMs: integer(env, 'AMM_QUOTE_INTERVAL_MS', 500, 50, 60_000),
     ammSeed: integer(env, 'AMM_SEED', 1, 0, 2 ** 31 - 1),
     ...priceSettings(env),
+    ...arenaSettings(env),
+  };
+}
+
+/** Shares (decimal, lots of 0.001) from a setting, within 1 lot and `lotsMax`. */
+function shares(env: NodeJS.ProcessEnv, name: string, fallback: string, lotsMax: number): number {
+  const conversion = toSteps(env[name] || fallback, parseStep('0.001'), false, Result.offLot, newConversion());
+  if (conversion.code !== Result.ok || conversion.value > lotsMax) throw new Error(`${name} must be a positive number of shares with at most 3 decimals`);
+  return conversion.value;
+}
+
+function arenaSettings(env: NodeJS.ProcessEnv) {
+  const arenaMmSizeLots = shares(env, 'ARENA_MM_SIZE', '10', orderLotsMax);
+  const arenaMmInventoryMaxLots = shares(env, 'ARENA_MM_INVENTORY_MAX', '1000', mmInventoryLotsMax);
+  if (arenaMmInventoryMaxLots < 2 * arenaMmSizeLots) throw new Error('ARENA_MM_INVENTORY_MAX must be at least twice ARENA_MM_SIZE');
+  return {
+    arenaEpochMs: integer(env, 'ARENA_EPOCH_MS', 3_600_000, epochMsMin, epochMsMax),
+    arenaMmSpreadBps: integer(env, 'ARENA_MM_SPREAD_BPS', 100, mmSpreadBpsMin, mmSpreadBpsMax),
+    arenaMmSizeLots,
+    arenaMmInventoryMaxLots,
+    arenaHouseFundUsdc: integer(env, 'ARENA_HOUSE_FUND_USDC', 1_000_000, 0, 1_000_000_000),
+    arenaAutoSeed: (env['ARENA_AUTO_SEED'] ?? '') === '' || flag(env, 'ARENA_AUTO_SEED'),
   };
 }
 

@@ -127,6 +127,8 @@ export interface ArenaSnapshot {
   orders: OrderRow[];
   supplyLots: number[];
   leader: number;
+  wins: number[];
+  ties: number;
   moverBuckets: number[];
   headlines: Headline[];
   history: EpochRecord[];
@@ -186,6 +188,9 @@ export class Arena implements DomainModule, MatchHandler {
   ];
 
   private leader = -1;
+  /** The scoreboard: epochs won by each team, and ties (kept whole while the history keeps the newest). */
+  readonly wins = [0, 0];
+  ties = 0;
   private readonly moverBuckets = [0, 0];
   private headlines: Headline[] = [];
   private history: EpochRecord[] = [];
@@ -480,6 +485,8 @@ export class Arena implements DomainModule, MatchHandler {
       }
     }
     assert(paidAtoms <= poolAtoms, 'the bonus paid more than the pool held');
+    if (winner === -1) this.ties++;
+    else this.wins[winner] = this.wins[winner]! + 1;
     const resolved = { epoch: this.epoch, startMs: this.epochStartMs, endMs: this.epochEndMs, navsAtoms: [blue, red], winner, poolAtoms, paidAtoms };
     this.history.push({ ...resolved, navsAtoms: [blue, red], winners: payoutUserIds.length });
     if (this.history.length > epochsKeptMax) this.history.shift();
@@ -811,7 +818,7 @@ export class Arena implements DomainModule, MatchHandler {
     numbers(config.blueWeightsBps);
     numbers(config.redWeightsBps);
     numbers([config.navBaseAtoms, config.epochMs, config.mmSpreadBps, config.mmSizeLots, config.mmInventoryMaxLots]);
-    numbers([state.epoch, state.epochStartMs, state.epochEndMs, state.nextOrderId, state.leader, ...state.navsAtoms, ...state.supplyLots, ...state.moverBuckets]);
+    numbers([state.epoch, state.epochStartMs, state.epochEndMs, state.nextOrderId, state.leader, state.ties, ...state.wins, ...state.navsAtoms, ...state.supplyLots, ...state.moverBuckets]);
     for (const row of [...state.startPricesE8, ...state.pricesE8]) numbers(row);
     numbers(state.participants);
     for (const row of state.positions) numbers(row);
@@ -863,6 +870,8 @@ export class Arena implements DomainModule, MatchHandler {
       orders,
       supplyLots: [...this.supplyLots],
       leader: this.leader,
+      wins: [...this.wins],
+      ties: this.ties,
       moverBuckets: [...this.moverBuckets],
       headlines: this.headlines.map((line) => ({ ...line })),
       history: this.history.map((record) => ({ ...record, navsAtoms: [...record.navsAtoms] })),
@@ -880,7 +889,8 @@ export class Arena implements DomainModule, MatchHandler {
       typeof data.config !== 'object' ||
       data.config === null ||
       !validSeed(data.config) ||
-      !integers([data.epoch, data.epochStartMs, data.epochEndMs, data.nextOrderId, data.leader]) ||
+      !integers([data.epoch, data.epochStartMs, data.epochEndMs, data.nextOrderId, data.leader, data.ties]) ||
+      !integers(data.wins, teamCount) ||
       !integers(data.navsAtoms, teamCount) ||
       !integers(data.supplyLots, teamCount) ||
       !integers(data.moverBuckets, teamCount) ||
@@ -911,7 +921,9 @@ export class Arena implements DomainModule, MatchHandler {
       this.navsAtoms[team] = data.navsAtoms[team]!;
       this.supplyLots[team] = data.supplyLots[team]!;
       this.moverBuckets[team] = data.moverBuckets[team]!;
+      this.wins[team] = data.wins[team]!;
     }
+    this.ties = data.ties;
     this.epoch = data.epoch;
     this.epochStartMs = data.epochStartMs;
     this.epochEndMs = data.epochEndMs;
