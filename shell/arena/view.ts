@@ -46,7 +46,6 @@ export interface OpenOrder {
   priceTicks: number;
   sizeLots: number;
   remainingLots: number;
-  createdMs: number;
 }
 
 export interface Holding {
@@ -112,7 +111,7 @@ export class ArenaView {
     });
     for (const order of state.orders) {
       const userId = state.participants[order.participant]!;
-      this.orders.set(order.orderId, { orderId: order.orderId, userId, team: order.team, side: order.side, priceTicks: order.priceTicks, sizeLots: order.remainingLots, remainingLots: order.remainingLots, createdMs: 0 });
+      this.orders.set(order.orderId, { orderId: order.orderId, userId, team: order.team, side: order.side, priceTicks: order.priceTicks, sizeLots: order.remainingLots, remainingLots: order.remainingLots });
       this.addLevel(order.team, order.side, order.priceTicks, order.remainingLots, 1);
     }
     this.history.push(...state.history);
@@ -190,7 +189,7 @@ export class ArenaView {
       }
       case ArenaEventType.orderAccepted: {
         const body = event.body as ArenaOrderAccepted;
-        this.orders.set(body.orderId, { orderId: body.orderId, userId: body.userId, team: body.team, side: body.side, priceTicks: body.priceTicks, sizeLots: body.sizeLots, remainingLots: body.sizeLots, createdMs: body.timestampMs });
+        this.orders.set(body.orderId, { orderId: body.orderId, userId: body.userId, team: body.team, side: body.side, priceTicks: body.priceTicks, sizeLots: body.sizeLots, remainingLots: body.sizeLots });
         return;
       }
       case ArenaEventType.orderRested: {

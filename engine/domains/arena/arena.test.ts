@@ -296,6 +296,7 @@ test('refusals change nothing: not the state hash, not a single event', () => {
   const h = Harness.running([7]);
   h.deposit(77, 1_000);
   const before = stateHash(h.engine);
+  const freshBefore = stateHash(fresh.engine);
   const events = h.sink.events.length;
   const refusals: Array<[ResultCode, () => ResultCode]> = [
     [ArenaResult.invalidSeed, () => fresh.seed({ ...seedBody, blueWeightsBps: [6000, 3999] })],
@@ -321,6 +322,8 @@ test('refusals change nothing: not the state hash, not a single event', () => {
   assert.equal(stateHash(h.engine), before);
   assert.equal(h.sink.events.length, events);
   assert.equal(fresh.arena.seeded, false);
+  assert.equal(stateHash(fresh.engine), freshBefore);
+  assert.equal(fresh.sink.events.length, 0);
 });
 
 test('a seeded run conserves every account and share after each command, replays through the journal codec to the same hash and restores from a snapshot', () => {
