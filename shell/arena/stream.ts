@@ -16,7 +16,8 @@ import { TopicStream, type StreamMessage, type TopicChoice } from '../ws/topic-s
 import type { EngineEvent } from '../../engine/core/events.ts';
 import { EventKind } from '../../engine/core/events.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
-import { ArenaEventType, teamCount, type ArenaTrade, type EpochResolved, type HeadlineAdded } from '../../engine/domains/arena/commands.ts';
+import { inDomainRange } from '../../engine/core/domain.ts';
+import { ArenaEventType, arenaDomainId, teamCount, type ArenaTrade, type EpochResolved, type HeadlineAdded } from '../../engine/domains/arena/commands.ts';
 import { houseUserId } from '../../engine/domains/arena/arena.ts';
 import { epochRecord, formatLots, formatPriceTicks, formatUsdc, headlineRecord, iso, leader, resultRecord, teamName, teamNavs, teamOf } from './records.ts';
 import type { ArenaView } from './view.ts';
@@ -96,7 +97,7 @@ export class ArenaStream {
     const changes = view.newChanges();
     let any = false;
     batch.forEachEvent((event: EngineEvent, _seq, ts) => {
-      if (event.kind !== EventKind.domain || event.type < 4000 || event.type > 4999) return;
+      if (event.kind !== EventKind.domain || !inDomainRange(arenaDomainId, event.type)) return;
       any = true;
       view.apply(event, ts, changes);
       this.publishEvent(event, ts);

@@ -599,7 +599,7 @@ export class Arena implements DomainModule, MatchHandler {
   }
 
   /** Places a checked order: holds, matches, rests the remainder. */
-  private place(participant: number, team: number, side: Side, priceTicks: number, lots: number, nowMs: number): number {
+  private place(participant: number, team: number, side: Side, priceTicks: number, lots: number, nowMs: number): void {
     const ledger = this.port.ledger;
     const account = this.accounts[participant]!;
     const userId = this.participants[participant]!;
@@ -653,7 +653,6 @@ export class Arena implements DomainModule, MatchHandler {
       if (this.slotHeld[slot]! > 0) ledger.release(account, this.usdc, this.slotHeld[slot]!);
       this.releaseSlot(slot);
     }
-    return orderId;
   }
 
   /** One fill of the taker in `takerSlot` against the maker in `makerSlot`, at the maker's price. */
