@@ -4,6 +4,9 @@
  */
 import type { SyncMode } from '../engine/journal/segments.ts';
 import { epochMsMax, epochMsMin } from '../engine/domains/perpetual/commands.ts';
+import { Result } from '../engine/core/results.ts';
+import { newConversion, parseStep, toSteps } from '../engine/core/units.ts';
+import { epochMsMax as arenaEpochMsMax, epochMsMin as arenaEpochMsMin, mmInventoryLotsMax, mmSpreadBpsMax, mmSpreadBpsMin, orderLotsMax } from '../engine/domains/arena/commands.ts';
 
 export interface Config {
   readonly host: string;
@@ -50,6 +53,16 @@ export interface Config {
   readonly perpetualSeedPred: string;
   /** What the perpetual house treasury is funded up to at start, per mode, in PRED (a decimal, checked at start). */
   readonly perpetualHouseFundPred: string;
+  /** The arena's epoch length, journaled in its seed. */
+  readonly arenaEpochMs: number;
+  /** The house's spread around NAV (basis points), and its quote size and inventory bound per team (lots of 0.001 share). */
+  readonly arenaMmSpreadBps: number;
+  readonly arenaMmSizeLots: number;
+  readonly arenaMmInventoryMaxLots: number;
+  /** Whole USDC the house account is funded with (one journaled Deposit) before the arena is seeded. */
+  readonly arenaHouseFundUsdc: number;
+  /** Whether the shell seeds the arena itself at start when it does not exist yet. */
+  readonly arenaAutoSeed: boolean;
 }
 
 export const defaultPaperBalances = 'USDC:100000,ETH:10,BTC:1,SOL:500,DOGE:500000,PLAT:100000,PRED:100000';
@@ -104,6 +117,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     perpetualEpochMs: integer(env, 'PERPETUAL_EPOCH_MS', 3_600_000, epochMsMin, epochMsMax),
     perpetualSeedPred: env['PERPETUAL_SEED_PRED'] ?? '1000',
     perpetualHouseFundPred: env['PERPETUAL_HOUSE_FUND_PRED'] ?? '1000000',
+    ...arenaSettings(env),
+  };
+}
+
+/** Shares (decimal, lots of 0.001) from a setting, within 1 lot and `lotsMax`. */
+function shares(env: NodeJS.ProcessEnv, name: string, fallback: string, lotsMax: number): number {
+  const conversion = toSteps(env[name] || fallback, parseStep('0.001'), false, Result.offLot, newConversion());
+  if (conversion.code !== Result.ok || conversion.value > lotsMax) throw new Error(`${name} must be a positive number of shares with at most 3 decimals`);
+  return conversion.value;
+}
+
+function arenaSettings(env: NodeJS.ProcessEnv) {
+  const arenaMmSizeLots = shares(env, 'ARENA_MM_SIZE', '10', orderLotsMax);
+  const arenaMmInventoryMaxLots = shares(env, 'ARENA_MM_INVENTORY_MAX', '1000', mmInventoryLotsMax);
+  if (arenaMmInventoryMaxLots < 2 * arenaMmSizeLots) throw new Error('ARENA_MM_INVENTORY_MAX must be at least twice ARENA_MM_SIZE');
+  return {
+    arenaEpochMs: integer(env, 'ARENA_EPOCH_MS', 3_600_000, arenaEpochMsMin, arenaEpochMsMax),
+    arenaMmSpreadBps: integer(env, 'ARENA_MM_SPREAD_BPS', 100, mmSpreadBpsMin, mmSpreadBpsMax),
+    arenaMmSizeLots,
+    arenaMmInventoryMaxLots,
+    arenaHouseFundUsdc: integer(env, 'ARENA_HOUSE_FUND_USDC', 1_000_000, 0, 1_000_000_000),
+    arenaAutoSeed: (env['ARENA_AUTO_SEED'] ?? '') === '' || flag(env, 'ARENA_AUTO_SEED'),
   };
 }
 

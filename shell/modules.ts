@@ -21,6 +21,7 @@ import { twoFactorRoutes } from './http/two-factor-routes.ts';
 import { agentRoutes } from './http/agents.ts';
 import { pricesModule } from './prices/index.ts';
 import { perpetualModule } from './perpetual/index.ts';
+import { arenaModule } from './arena/index.ts';
 
 /** One server's instance of a module. */
 export interface ModuleInstance {
@@ -59,4 +60,5 @@ export const shellModules: readonly ShellModule[] = [
   routesOnly('agents', agentRoutes),
   pricesModule,
   perpetualModule,
+  arenaModule,
 ];

@@ -16,8 +16,13 @@ import { Twaps } from './exchange-algos/twaps.ts';
 import { pricesDomain } from './prices/index.ts';
 import { Prices } from './prices/prices.ts';
 import { perpetualDomain } from './perpetual/index.ts';
+import { arenaDomain } from './arena/index.ts';
 
-export const domainRegistry: DomainCodecs = new DomainRegistry([pricesDomain, perpetualDomain]);
+export const domainRegistry: DomainCodecs = new DomainRegistry([
+  pricesDomain,
+  perpetualDomain,
+  arenaDomain,
+]);
 
 /**
  * Makes an engine's modules: the exchange algos (core command kinds of journal format 4, so not a
