@@ -14,9 +14,13 @@ import type { DomainFactory } from '../core/domain.ts';
 import type { Engine } from '../core/engine.ts';
 import { Twaps } from './exchange-algos/twaps.ts';
 import { pricesDomain } from './prices/index.ts';
+import { eventCardsDomain } from './event-cards/index.ts';
 import { Prices } from './prices/prices.ts';
 
-export const domainRegistry: DomainCodecs = new DomainRegistry([pricesDomain]);
+export const domainRegistry: DomainCodecs = new DomainRegistry([
+  pricesDomain,
+  eventCardsDomain,
+]);
 
 /**
  * Makes an engine's modules: the exchange algos (core command kinds of journal format 4, so not a
