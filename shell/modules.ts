@@ -20,6 +20,7 @@ import { exchangeHistoryRoutes } from './http/exchange-history.ts';
 import { twoFactorRoutes } from './http/two-factor-routes.ts';
 import { agentRoutes } from './http/agents.ts';
 import { pricesModule } from './prices/index.ts';
+import { eventCardsModule } from './event-cards/index.ts';
 
 /** One server's instance of a module. */
 export interface ModuleInstance {
@@ -57,4 +58,5 @@ export const shellModules: readonly ShellModule[] = [
   routesOnly('two-factor', twoFactorRoutes),
   routesOnly('agents', agentRoutes),
   pricesModule,
+  eventCardsModule,
 ];
