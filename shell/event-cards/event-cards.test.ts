@@ -198,7 +198,7 @@ test('event cards over HTTP: list, bull buy and sell, perpetual open, positions 
 
 test('a restart keeps the listed cards, the house funding and the positions; nothing is listed or funded twice', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cards-restart-'));
-  const settings = { PORT: '0', DATA_DIR: dataDir, AMM_CHAINS: '', PRICE_TICK_MS: '100', PRICE_HISTORY_DAYS: '3', ADMIN_API_KEY: admin['x-api-key'], EVENT_CARDS_FUNDING_MS: '5000' };
+  const settings = { PORT: '0', DATA_DIR: dataDir, AMM_CHAINS: '', PRICE_TICK_MS: '100', PRICE_HISTORY_DAYS: '3', ADMIN_API_KEY: admin['x-api-key'], EVENT_CARDS_FUNDING_MS: '1000' };
   const first = await startServer(loadConfig(settings), silentLog);
   let positionId = '';
   let card = '';
@@ -208,6 +208,11 @@ test('a restart keeps the listed cards, the house funding and the positions; not
     const carol = await account(first, 'carol', '5000');
     positionId = (await call(first, 'POST', `/api/v1/event-cards/${card}/short`, { margin_usdc: '100', leverage: 2, side: 'long' }, carol.key)).json['position_id'];
     assert.match(positionId, uuid);
+    // Longs only: each funding interval (1 s here, journaled by RunTimers) charges the capped rate, 0.05 %
+    // of the 200 USDC notional, so the funding owed grows by 0.1 USDC a second.
+    const funding = async () => (await call(first, 'GET', `/api/v1/event-cards/${card}/perp/positions`, undefined, carol.key)).json['positions'][0].funding as string;
+    await until('funding charged', async () => Number(await funding()) >= 0.2);
+    assert.match(await funding(), /^0\.[0-9]00000$|^[1-9][0-9]*\.[0-9]00000$/);
   } finally {
     await first.close();
   }

@@ -787,7 +787,16 @@ export class EventCards implements DomainModule {
       const position = {} as Record<string, number>;
       positionFields.forEach((field, index) => (position[field] = row[index] as number));
       const typed = position as unknown as Position;
-      if (this.positions.has(typed.positionNo) || typed.positionNo >= this.nextPositionNo || !isMode(typed.mode) || this.card(typed.cardNo) === undefined) {
+      if (
+        this.positions.has(typed.positionNo) ||
+        typed.positionNo < 1 ||
+        typed.positionNo >= this.nextPositionNo ||
+        !isMode(typed.mode) ||
+        this.card(typed.cardNo) === undefined ||
+        (typed.kind !== PositionKind.bull && typed.kind !== PositionKind.perp) ||
+        (typed.side !== PerpSide.long && typed.side !== PerpSide.short) ||
+        typed.entryIndexE8 < 1
+      ) {
         throw new Error('event cards snapshot: malformed position');
       }
       this.positions.set(typed.positionNo, typed);
