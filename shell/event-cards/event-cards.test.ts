@@ -163,6 +163,8 @@ test('event cards over HTTP: list, bull buy and sell, perpetual open, positions 
     const paperShort = await call(server, 'POST', `${base}/short`, { margin_usdc: '100', leverage: 2, side: 'short', is_paper: true }, bob.key);
     assert.equal(paperShort.status, 201);
     assert.equal((await call(server, 'GET', `${base}/perp/positions?mode=paper`, undefined, bob.key)).json['positions'].length, 1);
+    assert.equal((await call(server, 'GET', `${base}/perp/positions?paper=true`, undefined, bob.key)).json['positions'].length, 1);
+    assert.equal((await call(server, 'GET', `${base}/perp/positions?mode=demo`, undefined, bob.key)).status, 422);
     assert.equal((await call(server, 'GET', `${base}/perp/positions`, undefined, bob.key)).json['positions'].length, 0);
     assert.equal((await call(server, 'POST', `${base}/short/close`, { position_id: paperShort.json['position_id'] }, bob.key)).status, 404, 'live mode does not see it');
     assert.equal((await call(server, 'POST', `${base}/short/close`, { position_id: paperShort.json['position_id'], mode: 'paper' }, bob.key)).status, 200);

@@ -36,7 +36,6 @@ import type { Card, Position } from '../../engine/domains/event-cards/event-card
 import { CardUuidKind, cardIndexE8, cardUuid, liquidationIndexE8, perpPnlAtoms, valueOfUnits } from '../../engine/domains/event-cards/math.ts';
 import type { ShellContext } from '../context.ts';
 import { ApiError, engineRefusal } from '../http/errors.ts';
-import { modeOf } from '../http/exchange-orders.ts';
 import { isoTime } from '../http/order-json.ts';
 import { ensurePaperAccount } from '../http/paper.ts';
 import { declareRoute, type Route } from '../http/route-table.ts';
@@ -54,7 +53,8 @@ const ModeFields = {
   paper: Type.Optional(Type.Boolean()),
   is_paper: Type.Optional(Type.Boolean()),
 };
-const ModeQuery = Type.Object({ mode: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('paper')])) }, { additionalProperties: false });
+const Flag = Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')]));
+const ModeQuery = Type.Object({ mode: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('paper')])), paper: Flag, is_paper: Flag }, { additionalProperties: false });
 const BuyBody = Type.Object({ amount_usdc: Decimal, ...ModeFields }, { additionalProperties: false });
 const SellBody = Type.Object(
   { position_id: Type.String({ pattern: uuidPattern }), fraction: Type.Union([Type.String({ minLength: 1, maxLength: 40 }), Type.Number()], { description: 'share of the position to sell, in (0, 1]; 1 closes it' }), ...ModeFields },
@@ -75,6 +75,11 @@ type ModeBody = { mode?: 'live' | 'paper'; paper?: boolean; is_paper?: boolean }
 
 function modeOfBody(body: ModeBody): Mode {
   return body.mode === 'paper' || body.paper === true || body.is_paper === true ? Mode.paper : Mode.live;
+}
+
+/** The same choice on a read: `?mode=paper`, `?paper=true` or `?is_paper=true`. */
+function modeOfQuery(query: Readonly<Record<string, string>>): Mode {
+  return query['mode'] === 'paper' || query['paper'] === 'true' || query['is_paper'] === 'true' ? Mode.paper : Mode.live;
 }
 
 const modeName = (mode: number): 'live' | 'paper' => (mode === Mode.paper ? 'paper' : 'live');
@@ -216,7 +221,7 @@ export function eventCardsRoutes(options: EventCardsRoutesOptions): Route[] {
       errors: [],
       query: ModeQuery,
       summary: 'Tradable event cards: constituents with weights, index, change_24h (percent), open interest (long, short, bull; ?mode=paper for paper)',
-      handler: (request) => ({ body: { cards: listed(modeOf(request.query)) } }),
+      handler: (request) => ({ body: { cards: listed(modeOfQuery(request.query)) } }),
     }),
     declareRoute({
       method: 'POST',
@@ -375,7 +380,7 @@ export function eventCardsRoutes(options: EventCardsRoutesOptions): Route[] {
       handler: (request) => {
         const card = cardOf(request.params['card_id']);
         const userId = request.principal!.userId;
-        const mode = modeOf(request.query);
+        const mode = modeOfQuery(request.query);
         const positions = [];
         for (const position of view.positions.values()) {
           if (position.kind === PositionKind.perp && position.userId === userId && position.mode === mode && position.cardNo === card.cardNo) positions.push(perpRecord(position));

@@ -362,11 +362,12 @@ test('position ids are UUIDs derived from the position number', () => {
 function seededRun(seed: number, commands: number, check?: (h: Harness, result: ResultCode) => void): Harness {
   const h = new Harness();
   const random = new Prng(seed);
-  const generators = [new EventCardsSimulation(), new EventCardsSimulation(), new PricesSimulation()];
+  const cards = new EventCardsSimulation();
+  const prices = new PricesSimulation();
   for (let userId = 1; userId <= 12; userId++) for (const mode of [0, 1] as const) h.deposit(userId, usd(10_000_000), mode);
   for (let index = 0; index < commands; index++) {
     h.ts += random.int(0, 400);
-    const command = random.chance(0.03) ? ({ kind: CommandKind.runTimers, seq: 0, ts: 0 } as Command) : random.pick(generators).next(random, h.ts);
+    const command = random.chance(0.03) ? ({ kind: CommandKind.runTimers, seq: 0, ts: 0 } as Command) : (random.chance(0.75) ? cards : prices).next(random, h.ts);
     const result = h.apply(command);
     check?.(h, result);
   }

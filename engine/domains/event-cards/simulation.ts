@@ -3,8 +3,11 @@
  * house funding deposits, price ticks of the cards' constituents with jumps large enough to liquidate
  * leveraged positions, bull buys and sales (whole, partial and tiny fractions), perpetual opens and closes
  * of both sides at every leverage, a short funding interval so that funding runs within a run, and
- * malformed requests. Position numbers are guessed from how many positions the stream tried to open, so
- * some name closed, foreign or unknown positions and are refused.
+ * malformed requests. The first commands price the constituents, list the cards and fund the house, so
+ * that most trades find a card. The generator sees no results: it numbers the positions it expects the
+ * engine to open (valid opens, in order) and sells and closes those, mostly as their owner; refusals it did
+ * not foresee (a cap, a liquidation) shift or void some numbers, which then name closed, foreign or
+ * unknown positions and are refused, as some requests are meant to be.
  */
 import { CommandKind, type Command } from '../../core/commands.ts';
 import { domainCommand } from '../../core/domain.ts';
@@ -34,41 +37,54 @@ const cards: readonly ListCard[] = [
 const walkSymbols = ['BTC', 'ETH', 'NVDA', 'AAPL', 'SPY', 'SIMX', 'SIMY'] as const;
 const walkStartE8 = [9_700_000_000_000, 300_000_000_000, 14_000_000_000, 23_000_000_000, 60_000_000_000, 1_000_000_000, 50_000_000];
 const usdcAssetId = 1;
+
+const copyCard = (card: ListCard): ListCard => ({ ...card, symbols: [...card.symbols], weightsBps: [...card.weightsBps] });
 const users = 12;
 
 export class EventCardsSimulation implements DomainCommandGenerator {
   private readonly pricesE8 = [...walkStartE8];
-  /** Positions the stream tried to open (an upper bound of the engine's position numbers). */
-  private opened = 0;
+  /** Positions the engine should have opened, by expected number (index + 1). */
+  private readonly expected: Array<{ userId: number; mode: number; cardNo: number; bull: boolean }> = [];
+  private setupStep = 0;
 
   next(random: Prng, nowMs: number): Command {
     void nowMs;
+    const setup = this.setup(random);
+    if (setup !== null) return setup;
     const roll = random.next();
-    if (roll < 0.05) return this.list(random);
-    if (roll < 0.09) return this.fundHouse(random);
-    if (roll < 0.27) return this.ticks(random);
+    if (roll < 0.03) return this.list(random);
+    if (roll < 0.07) return this.fundHouse(random);
+    if (roll < 0.25) return this.ticks(random);
     if (roll < 0.4) return this.buy(random);
     if (roll < 0.52) return this.sell(random);
-    if (roll < 0.74) return this.open(random);
+    if (roll < 0.72) return this.open(random);
     if (roll < 0.9) return this.close(random);
     if (roll < 0.93) return this.configure(random);
     return this.malformed(random);
   }
 
+  /** Prices every constituent, lists the cards and funds both houses, one command per call. */
+  private setup(random: Prng): Command | null {
+    const step = this.setupStep++;
+    if (step === 0) return this.ticks(random, true);
+    if (step <= cards.length) return domainCommand(EventCardsCommandType.listCard, copyCard(cards[step - 1]!));
+    if (step <= cards.length + 2) return this.fundHouse(random, step - cards.length - 1);
+    return null;
+  }
+
   private list(random: Prng): Command {
-    const card = random.pick(cards);
-    return domainCommand(EventCardsCommandType.listCard, { ...card, symbols: [...card.symbols], weightsBps: [...card.weightsBps] });
+    return domainCommand(EventCardsCommandType.listCard, copyCard(random.pick(cards)));
   }
 
-  private fundHouse(random: Prng): Command {
+  private fundHouse(random: Prng, mode = random.chance(0.5) ? 0 : 1): Command {
     const userId = domainUserId(eventCardsDomainId, EventCardsAccount.house);
-    return { kind: CommandKind.deposit, seq: 0, ts: 0, userId, mode: random.chance(0.5) ? 0 : 1, assetId: usdcAssetId, amountAtoms: random.int(1, 500_000) * 1_000_000 };
+    return { kind: CommandKind.deposit, seq: 0, ts: 0, userId, mode: mode as 0 | 1, assetId: usdcAssetId, amountAtoms: random.int(1, 500_000) * 1_000_000 };
   }
 
-  private ticks(random: Prng): Command {
+  private ticks(random: Prng, all = false): Command {
     const body: PostPriceTicks = { source: PriceSource.sim, symbols: [], pricesE8: [] };
     for (let index = 0; index < walkSymbols.length; index++) {
-      if (!random.chance(0.6)) continue;
+      if (!all && !random.chance(0.6)) continue;
       // Mostly steps of up to ±2 %, now and then a jump of up to ±15 % (a gap that liquidates).
       const step = random.chance(0.15) ? random.int(-1500, 1500) : random.int(-200, 200);
       const price = this.pricesE8[index]!;
@@ -89,40 +105,48 @@ export class EventCardsSimulation implements DomainCommandGenerator {
   }
 
   private amount(random: Prng): number {
-    return random.pick([1, 10, 100, 1_000, 20_000]) * random.int(1, 50) * 1_000_000;
+    return random.pick([1, 10, 100, 1_000]) * random.int(1, 20) * 1_000_000;
+  }
+
+  /** An expected position to sell or close: mostly as its owner, sometimes as someone else or a number never opened. */
+  private target(random: Prng, bull: boolean): { userId: number; mode: number; cardNo: number; positionNo: number } {
+    const candidates = this.expected.length;
+    if (candidates === 0 || random.chance(0.1)) return { userId: random.int(1, users), mode: 0, cardNo: this.cardNo(random), positionNo: random.int(1, candidates + 5) };
+    let positionNo = random.int(1, candidates);
+    // Prefer a recent position of the right kind (older ones are likelier closed or liquidated).
+    for (let tries = 0; tries < 4 && this.expected[positionNo - 1]!.bull !== bull; tries++) positionNo = random.int(Math.max(1, candidates - 30), candidates);
+    const owner = this.expected[positionNo - 1]!;
+    const userId = random.chance(0.9) ? owner.userId : random.int(1, users);
+    return { userId, mode: owner.mode, cardNo: owner.cardNo, positionNo };
   }
 
   private buy(random: Prng): Command {
-    this.opened++;
     const body: BuyBull = { userId: random.int(1, users), mode: random.chance(0.7) ? 0 : 1, cardNo: this.cardNo(random), amountAtoms: this.amount(random) };
+    if (body.cardNo >= 1 && body.cardNo <= cards.length) this.expected.push({ userId: body.userId, mode: body.mode, cardNo: body.cardNo, bull: true });
     return domainCommand(EventCardsCommandType.buyBull, body);
-  }
-
-  private positionNo(random: Prng): number {
-    return random.int(1, Math.max(1, this.opened));
   }
 
   private sell(random: Prng): Command {
     const fractionPpm = random.pick([fractionScale, fractionScale, 500_000, random.int(1, fractionScale), 1]);
-    const body: SellBull = { userId: random.int(1, users), mode: random.chance(0.7) ? 0 : 1, cardNo: this.cardNo(random), positionNo: this.positionNo(random), fractionPpm };
+    const body: SellBull = { ...this.target(random, true), fractionPpm };
     return domainCommand(EventCardsCommandType.sellBull, body);
   }
 
   private open(random: Prng): Command {
-    this.opened++;
     const body: OpenPerp = {
       userId: random.int(1, users),
       mode: random.chance(0.7) ? 0 : 1,
       cardNo: this.cardNo(random),
       side: random.chance(0.6) ? 0 : 1,
       marginAtoms: this.amount(random),
-      leverage: random.chance(0.5) ? leverageMax : random.int(1, leverageMax),
+      leverage: random.chance(0.3) ? leverageMax : random.int(1, leverageMax),
     };
+    if (body.cardNo >= 1 && body.cardNo <= cards.length) this.expected.push({ userId: body.userId, mode: body.mode, cardNo: body.cardNo, bull: false });
     return domainCommand(EventCardsCommandType.openPerp, body);
   }
 
   private close(random: Prng): Command {
-    const body: ClosePerp = { userId: random.int(1, users), mode: random.chance(0.7) ? 0 : 1, cardNo: this.cardNo(random), positionNo: this.positionNo(random) };
+    const body: ClosePerp = this.target(random, false);
     return domainCommand(EventCardsCommandType.closePerp, body);
   }
 
