@@ -75,7 +75,14 @@ test('event cards over HTTP: list, bull buy and sell, perpetual open, positions 
     const base = `/api/v1/event-cards/${card}`;
 
     // Bull: buy, sell half, sell the rest, then the closed position is 409.
-    assert.equal((await call(server, 'POST', `${base}/buy`, { amount_usdc: '1000' })).status, 401);
+    for (const [path, body] of [
+      ['buy', { amount_usdc: '1000' }],
+      ['sell', { position_id: '00000000-0000-4000-8000-000000000000', fraction: 1 }],
+      ['short', { margin_usdc: '10', leverage: 2, side: 'short' }],
+      ['short/close', { position_id: '00000000-0000-4000-8000-000000000000' }],
+    ] as const) {
+      assert.equal((await call(server, 'POST', `${base}/${path}`, body)).status, 401, path);
+    }
     const bought = await call(server, 'POST', `${base}/buy`, { amount_usdc: '1000', paper: false }, alice.bearer);
     assert.equal(bought.status, 201, JSON.stringify(bought.json));
     assert.deepEqual(Object.keys(bought.json).sort(), ['amount_usdc', 'card_id', 'created_at', 'entry_index', 'fee', 'kind', 'mode', 'position_id', 'units']);

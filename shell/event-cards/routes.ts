@@ -412,7 +412,8 @@ export function eventCardsRoutes(options: EventCardsRoutesOptions): Route[] {
                 housePnl -= valueOfUnits(position.unitsE6, card.indexE8) - position.costAtoms;
                 continue;
               }
-              const atMark = valueOfUnits(position.notionalAtoms, Math.floor((card.indexE8 * 100_000_000) / position.entryIndexE8));
+              // N × mark / entry, floored: the notional plus what a long would have made.
+              const atMark = position.notionalAtoms + perpPnlAtoms(PerpSide.long, position.notionalAtoms, position.entryIndexE8, card.indexE8);
               if (position.side === PerpSide.long) longAtMark += atMark;
               else shortAtMark += atMark;
               housePnl -= perpPnlAtoms(position.side, position.notionalAtoms, position.entryIndexE8, card.indexE8);

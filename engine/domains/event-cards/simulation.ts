@@ -39,7 +39,13 @@ const walkStartE8 = [9_700_000_000_000, 300_000_000_000, 14_000_000_000, 23_000_
 const usdcAssetId = 1;
 
 const copyCard = (card: ListCard): ListCard => ({ ...card, symbols: [...card.symbols], weightsBps: [...card.weightsBps] });
+/**
+ * The stream's own users, funded by its own deposits: apart from the exchange's users (1 to 12), so that
+ * card trades never change the balances the exchange's part of the simulation trades with.
+ */
+const firstUser = 101;
 const users = 12;
+const userFundAtoms = 10_000_000 * 1_000_000;
 
 export class EventCardsSimulation implements DomainCommandGenerator {
   private readonly pricesE8 = [...walkStartE8];
@@ -63,13 +69,21 @@ export class EventCardsSimulation implements DomainCommandGenerator {
     return this.malformed(random);
   }
 
-  /** Prices every constituent, lists the cards and funds both houses, one command per call. */
+  /** Prices every constituent, lists the cards, funds both houses and every user in both modes, one command per call. */
   private setup(random: Prng): Command | null {
     const step = this.setupStep++;
     if (step === 0) return this.ticks(random, true);
     if (step <= cards.length) return domainCommand(EventCardsCommandType.listCard, copyCard(cards[step - 1]!));
     if (step <= cards.length + 2) return this.fundHouse(random, step - cards.length - 1);
+    const funded = step - cards.length - 3;
+    if (funded < users * 2) {
+      return { kind: CommandKind.deposit, seq: 0, ts: 0, userId: firstUser + (funded >> 1), mode: (funded & 1) as 0 | 1, assetId: usdcAssetId, amountAtoms: userFundAtoms };
+    }
     return null;
+  }
+
+  private user(random: Prng): number {
+    return firstUser + random.int(0, users - 1);
   }
 
   private list(random: Prng): Command {
@@ -111,17 +125,17 @@ export class EventCardsSimulation implements DomainCommandGenerator {
   /** An expected position to sell or close: mostly as its owner, sometimes as someone else or a number never opened. */
   private target(random: Prng, bull: boolean): { userId: number; mode: number; cardNo: number; positionNo: number } {
     const candidates = this.expected.length;
-    if (candidates === 0 || random.chance(0.1)) return { userId: random.int(1, users), mode: 0, cardNo: this.cardNo(random), positionNo: random.int(1, candidates + 5) };
+    if (candidates === 0 || random.chance(0.1)) return { userId: this.user(random), mode: 0, cardNo: this.cardNo(random), positionNo: random.int(1, candidates + 5) };
     let positionNo = random.int(1, candidates);
     // Prefer a recent position of the right kind (older ones are likelier closed or liquidated).
     for (let tries = 0; tries < 4 && this.expected[positionNo - 1]!.bull !== bull; tries++) positionNo = random.int(Math.max(1, candidates - 30), candidates);
     const owner = this.expected[positionNo - 1]!;
-    const userId = random.chance(0.9) ? owner.userId : random.int(1, users);
+    const userId = random.chance(0.9) ? owner.userId : this.user(random);
     return { userId, mode: owner.mode, cardNo: owner.cardNo, positionNo };
   }
 
   private buy(random: Prng): Command {
-    const body: BuyBull = { userId: random.int(1, users), mode: random.chance(0.7) ? 0 : 1, cardNo: this.cardNo(random), amountAtoms: this.amount(random) };
+    const body: BuyBull = { userId: this.user(random), mode: random.chance(0.7) ? 0 : 1, cardNo: this.cardNo(random), amountAtoms: this.amount(random) };
     if (body.cardNo >= 1 && body.cardNo <= cards.length) this.expected.push({ userId: body.userId, mode: body.mode, cardNo: body.cardNo, bull: true });
     return domainCommand(EventCardsCommandType.buyBull, body);
   }
@@ -134,7 +148,7 @@ export class EventCardsSimulation implements DomainCommandGenerator {
 
   private open(random: Prng): Command {
     const body: OpenPerp = {
-      userId: random.int(1, users),
+      userId: this.user(random),
       mode: random.chance(0.7) ? 0 : 1,
       cardNo: this.cardNo(random),
       side: random.chance(0.6) ? 0 : 1,
@@ -158,13 +172,13 @@ export class EventCardsSimulation implements DomainCommandGenerator {
   private malformed(random: Prng): Command {
     switch (random.int(0, 4)) {
       case 0:
-        return domainCommand(EventCardsCommandType.buyBull, { userId: random.int(1, users), mode: 0, cardNo: 1, amountAtoms: random.pick([0, 999_999, 10 ** 13]) } satisfies BuyBull);
+        return domainCommand(EventCardsCommandType.buyBull, { userId: this.user(random), mode: 0, cardNo: 1, amountAtoms: random.pick([0, 999_999, 10 ** 13]) } satisfies BuyBull);
       case 1:
-        return domainCommand(EventCardsCommandType.openPerp, { userId: 1, mode: 0, cardNo: 1, side: 0, marginAtoms: 10_000_000, leverage: random.pick([0, leverageMax + 1]) } satisfies OpenPerp);
+        return domainCommand(EventCardsCommandType.openPerp, { userId: firstUser, mode: 0, cardNo: 1, side: 0, marginAtoms: 10_000_000, leverage: random.pick([0, leverageMax + 1]) } satisfies OpenPerp);
       case 2:
-        return domainCommand(EventCardsCommandType.sellBull, { userId: 1, mode: 0, cardNo: 1, positionNo: 1, fractionPpm: random.pick([0, fractionScale + 1]) } satisfies SellBull);
+        return domainCommand(EventCardsCommandType.sellBull, { userId: firstUser, mode: 0, cardNo: 1, positionNo: 1, fractionPpm: random.pick([0, fractionScale + 1]) } satisfies SellBull);
       case 3:
-        return domainCommand(EventCardsCommandType.openPerp, { userId: 1, mode: 2, cardNo: 1, side: 3, marginAtoms: 10_000_000, leverage: 2 } satisfies OpenPerp);
+        return domainCommand(EventCardsCommandType.openPerp, { userId: firstUser, mode: 2, cardNo: 1, side: 3, marginAtoms: 10_000_000, leverage: 2 } satisfies OpenPerp);
       default:
         return domainCommand(EventCardsCommandType.listCard, { slug: 'Bad Slug', name: '', description: '', symbols: ['BTC'], weightsBps: [9999], baseIndexE8: 1 } satisfies ListCard);
     }
