@@ -63,6 +63,10 @@ export interface Config {
   readonly arenaHouseFundUsdc: number;
   /** Whether the shell seeds the arena itself at start when it does not exist yet. */
   readonly arenaAutoSeed: boolean;
+  /** Journaled time between two fundings of the event cards' perpetuals (a ConfigureEventCards when it changes). */
+  readonly eventCardsFundingMs: number;
+  /** What the event cards' house treasury is topped up to at start, per mode (USDC, a decimal string). */
+  readonly eventCardsHouseFundUsdc: string;
 }
 
 export const defaultPaperBalances = 'USDC:100000,ETH:10,BTC:1,SOL:500,DOGE:500000,PLAT:100000,PRED:100000';
@@ -114,6 +118,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ammQuoteIntervalMs: integer(env, 'AMM_QUOTE_INTERVAL_MS', 500, 50, 60_000),
     ammSeed: integer(env, 'AMM_SEED', 1, 0, 2 ** 31 - 1),
     ...priceSettings(env),
+    eventCardsFundingMs: integer(env, 'EVENT_CARDS_FUNDING_MS', 3_600_000, 1000, 7 * 86_400_000),
+    eventCardsHouseFundUsdc: env['EVENT_CARDS_HOUSE_FUND_USDC'] ?? '10000000',
     perpetualEpochMs: integer(env, 'PERPETUAL_EPOCH_MS', 3_600_000, epochMsMin, epochMsMax),
     perpetualSeedPred: env['PERPETUAL_SEED_PRED'] ?? '1000',
     perpetualHouseFundPred: env['PERPETUAL_HOUSE_FUND_PRED'] ?? '1000000',

@@ -22,6 +22,7 @@ import { agentRoutes } from './http/agents.ts';
 import { pricesModule } from './prices/index.ts';
 import { perpetualModule } from './perpetual/index.ts';
 import { arenaModule } from './arena/index.ts';
+import { eventCardsModule } from './event-cards/index.ts';
 
 /** One server's instance of a module. */
 export interface ModuleInstance {
@@ -61,4 +62,5 @@ export const shellModules: readonly ShellModule[] = [
   pricesModule,
   perpetualModule,
   arenaModule,
+  eventCardsModule,
 ];

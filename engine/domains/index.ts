@@ -14,6 +14,7 @@ import type { DomainFactory } from '../core/domain.ts';
 import type { Engine } from '../core/engine.ts';
 import { Twaps } from './exchange-algos/twaps.ts';
 import { pricesDomain } from './prices/index.ts';
+import { eventCardsDomain } from './event-cards/index.ts';
 import { Prices } from './prices/prices.ts';
 import { perpetualDomain } from './perpetual/index.ts';
 import { arenaDomain } from './arena/index.ts';
@@ -22,6 +23,7 @@ export const domainRegistry: DomainCodecs = new DomainRegistry([
   pricesDomain,
   perpetualDomain,
   arenaDomain,
+  eventCardsDomain,
 ]);
 
 /**
