@@ -14,9 +14,10 @@ import type { DomainFactory } from '../core/domain.ts';
 import type { Engine } from '../core/engine.ts';
 import { Twaps } from './exchange-algos/twaps.ts';
 import { pricesDomain } from './prices/index.ts';
+import { marketsDomain } from './markets/index.ts';
 import { Prices } from './prices/prices.ts';
 
-export const domainRegistry: DomainCodecs = new DomainRegistry([pricesDomain]);
+export const domainRegistry: DomainCodecs = new DomainRegistry([pricesDomain, marketsDomain]);
 
 /**
  * Makes an engine's modules: the exchange algos (core command kinds of journal format 4, so not a

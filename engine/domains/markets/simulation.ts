@@ -1,0 +1,102 @@
+/**
+ * The markets' part of the seeded simulation: markets over a few of the assets the prices simulation ticks
+ * (starting within seconds and lasting up to half a minute, so the exchange stream's RunTimers activate and
+ * settle them), limit orders on their books around the middle of the price range (crossing often, so
+ * shares are opened, transferred and closed), cancels, WTA bets, and refused commands (bad schedules,
+ * prices off the range, unknown markets and orders, bets out of bounds).
+ */
+import type { Command } from '../../core/commands.ts';
+import { domainCommand } from '../../core/domain.ts';
+import type { DomainCommandGenerator, Prng } from '../../core/sim/generator.ts';
+import { AssetType, MarketsCommandType, type CancelMarketOrder, type CreateMarket, type PlaceBet, type PlaceMarketOrder } from './commands.ts';
+
+/** Assets the prices simulation ticks (crypto), and the settlement token (USDC, asset id 1, 6 decimals). */
+const assets = ['BTC', 'ETH', 'SOL', 'DOGE', 'PRED'] as const;
+const usdcAssetId = 1;
+const users = 12;
+
+export class MarketsSimulation implements DomainCommandGenerator {
+  /** The asset lists of the markets asked for, by the id they get when every creation is accepted. */
+  private readonly proposed: string[][] = [];
+  private ordersPlaced = 0;
+
+  next(random: Prng, nowMs: number): Command {
+    const roll = random.next();
+    if (roll < 0.05 || this.proposed.length === 0) return this.create(random, nowMs);
+    if (roll < 0.7) return this.order(random);
+    if (roll < 0.82) return this.cancel(random);
+    return this.bet(random);
+  }
+
+  private recentMarket(random: Prng): { marketId: number; assets: string[] } {
+    const marketId = Math.max(1, this.proposed.length - random.int(0, 2));
+    return { marketId, assets: this.proposed[marketId - 1] ?? ['BTC'] };
+  }
+
+  private create(random: Prng, nowMs: number): Command {
+    const count = random.int(2, assets.length);
+    // A seeded partial shuffle: the first `count` of a random permutation.
+    const pool: string[] = [...assets];
+    for (let index = 0; index < count; index++) {
+      const swap = random.int(index, pool.length - 1);
+      [pool[index], pool[swap]] = [pool[swap]!, pool[index]!];
+    }
+    const picked = pool.slice(0, count);
+    const startMs = nowMs + random.int(0, 3_000);
+    const body: CreateMarket = {
+      userId: random.int(1, users),
+      name: `Sim market ${this.proposed.length + 1}`,
+      description: 'which asset moves most',
+      assets: picked,
+      assetType: AssetType.crypto,
+      tokenAssetId: usdcAssetId,
+      startMs,
+      endMs: startMs + random.int(2_000, 30_000),
+      minBetAtoms: 1_000_000,
+      maxBetAtoms: 1_000_000_000,
+    };
+    const invalid = random.next();
+    if (invalid < 0.04) body.startMs = nowMs - 1;
+    else if (invalid < 0.08) body.assets = [picked[0]!];
+    else if (invalid < 0.1) body.minBetAtoms = body.maxBetAtoms + 1;
+    else this.proposed.push(picked);
+    return domainCommand(MarketsCommandType.createMarket, body);
+  }
+
+  private order(random: Prng): Command {
+    const { marketId, assets: marketAssets } = this.recentMarket(random);
+    const side = random.chance(0.5) ? 0 : 1;
+    // Both sides around the middle of the range: about half the orders cross and trade.
+    const priceTicks = random.int(440, 560);
+    const body: PlaceMarketOrder = {
+      userId: random.int(1, users),
+      marketId,
+      asset: random.pick(marketAssets),
+      side,
+      priceTicks: random.chance(0.03) ? random.pick([0, 1000]) : priceTicks,
+      lots: random.int(1, 5_000),
+    };
+    this.ordersPlaced++;
+    return domainCommand(MarketsCommandType.placeMarketOrder, body);
+  }
+
+  private cancel(random: Prng): Command {
+    const body: CancelMarketOrder = {
+      userId: random.int(1, users),
+      marketId: this.recentMarket(random).marketId,
+      orderId: Math.max(1, this.ordersPlaced - random.int(0, 20)),
+    };
+    return domainCommand(MarketsCommandType.cancelMarketOrder, body);
+  }
+
+  private bet(random: Prng): Command {
+    const { marketId, assets: marketAssets } = this.recentMarket(random);
+    const body: PlaceBet = {
+      userId: random.int(1, users),
+      marketId: random.chance(0.05) ? marketId + 1000 : marketId,
+      asset: random.pick(marketAssets),
+      amountAtoms: random.chance(0.05) ? 1 : random.int(1_000_000, 50_000_000),
+    };
+    return domainCommand(MarketsCommandType.placeBet, body);
+  }
+}
