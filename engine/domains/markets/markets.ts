@@ -136,6 +136,8 @@ export class Market {
   startPricesE8: number[] = [];
   endPricesE8: number[] = [];
   winners: number[] = [];
+  /** The settlement's results (kept so that results stay readable after a restart from a snapshot). */
+  completion: MarketCompleted | null = null;
   readonly books: Book[];
   /** Escrowed atoms and open YES (long) and NO (short) lots per asset. */
   readonly escrowAtoms: number[];
@@ -220,6 +222,7 @@ interface MarketRow {
   stakes: Array<[number, number, number]>;
   /** Per asset: bids then asks, each in priority order. */
   books: Array<{ bids: OrderRow[]; asks: OrderRow[] }>;
+  completion: MarketCompleted | null;
 }
 
 export interface MarketsSnapshot {
@@ -789,7 +792,7 @@ export class MarketsModule implements DomainModule, MatchHandler {
     for (const book of market.books) assert(book.orderCount === 0, 'a book kept orders after settlement');
 
     market.status = MarketStatus.completed;
-    const event: MarketCompleted = {
+    market.completion = {
       marketId: market.id,
       endPricesE8: [...market.endPricesE8],
       changesE6,
@@ -801,7 +804,7 @@ export class MarketsModule implements DomainModule, MatchHandler {
       refunded,
       betPayouts,
     };
-    this.port.emit(domainEvent(MarketsEventType.marketCompleted, event));
+    this.port.emit(domainEvent(MarketsEventType.marketCompleted, structuredCopy(market.completion)));
   }
 
   // Hash and snapshot: the hash walks exactly the snapshot's plain data.
@@ -860,6 +863,7 @@ export class MarketsModule implements DomainModule, MatchHandler {
         positions: [...market.positions].map(([userId, position]) => [userId, [...position.long], [...position.short], [...position.reservedLong]]),
         stakes: [...market.stakes.values()].map((stake) => [stake.userId, stake.assetIndex, stake.amountAtoms]),
         books,
+        completion: market.completion === null ? null : structuredCopy(market.completion),
       });
     }
     return { nextMarketId: this.nextMarketId, nextOrderId: this.nextOrderId, markets };
@@ -955,11 +959,28 @@ export class MarketsModule implements DomainModule, MatchHandler {
           }
         }
       });
+      if (market.status === MarketStatus.completed) {
+        if (row.completion === null || typeof row.completion !== 'object') fail('a completed market without its results');
+        market.completion = structuredCopy(row.completion!);
+      }
       this.markets.set(market.id, market);
       if (market.status !== MarketStatus.completed) this.open.push(market);
     }
     this.recomputeDue();
   }
+}
+
+/** A deep copy of the results (plain data): events and snapshots never share objects with the state. */
+function structuredCopy(completion: MarketCompleted): MarketCompleted {
+  return {
+    ...completion,
+    endPricesE8: [...completion.endPricesE8],
+    changesE6: [...completion.changesE6],
+    ranks: [...completion.ranks],
+    winners: [...completion.winners],
+    positionPayouts: completion.positionPayouts.map((payout) => ({ ...payout })),
+    betPayouts: completion.betPayouts.map((payout) => ({ ...payout })),
+  };
 }
 
 /** Adds plain data (numbers, strings, booleans, arrays, objects in key order) to the hash. */
@@ -970,6 +991,8 @@ function hashValue(hasher: StateHasher, value: unknown): void {
     hasher.string(value);
   } else if (typeof value === 'boolean') {
     hasher.number(value ? 1 : 0);
+  } else if (value === null) {
+    hasher.number(-1);
   } else if (Array.isArray(value)) {
     hasher.number(value.length);
     for (const item of value) hashValue(hasher, item);

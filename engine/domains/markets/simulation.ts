@@ -4,8 +4,12 @@
  * settle them), limit orders on their books around the middle of the price range (crossing often, so
  * shares are opened, transferred and closed), cancels, WTA bets, and refused commands (bad schedules,
  * prices off the range, unknown markets and orders, bets out of bounds).
+ *
+ * It trades with users of its own (101 to 108), funded by the deposits it generates first: the exchange's
+ * differential test checks that the held balances of its users (1 to 12) equal the holds of their core
+ * orders, and market orders and bets hold funds of their own.
  */
-import type { Command } from '../../core/commands.ts';
+import { CommandKind, type Command } from '../../core/commands.ts';
 import { domainCommand } from '../../core/domain.ts';
 import type { DomainCommandGenerator, Prng } from '../../core/sim/generator.ts';
 import { AssetType, MarketsCommandType, type CancelMarketOrder, type CreateMarket, type PlaceBet, type PlaceMarketOrder } from './commands.ts';
@@ -13,19 +17,31 @@ import { AssetType, MarketsCommandType, type CancelMarketOrder, type CreateMarke
 /** Assets the prices simulation ticks (crypto), and the settlement token (USDC, asset id 1, 6 decimals). */
 const assets = ['BTC', 'ETH', 'SOL', 'DOGE', 'PRED'] as const;
 const usdcAssetId = 1;
-const users = 12;
+const firstUser = 101;
+const users = 8;
+/** What each simulated user deposits: 10 million USDC. */
+const depositAtoms = 10_000_000_000_000;
 
 export class MarketsSimulation implements DomainCommandGenerator {
   /** The asset lists of the markets asked for, by the id they get when every creation is accepted. */
   private readonly proposed: string[][] = [];
   private ordersPlaced = 0;
+  private funded = 0;
 
   next(random: Prng, nowMs: number): Command {
+    if (this.funded < users) {
+      const userId = firstUser + this.funded++;
+      return { kind: CommandKind.deposit, seq: 0, ts: nowMs, userId, mode: 0, assetId: usdcAssetId, amountAtoms: depositAtoms };
+    }
     const roll = random.next();
     if (roll < 0.05 || this.proposed.length === 0) return this.create(random, nowMs);
     if (roll < 0.7) return this.order(random);
     if (roll < 0.82) return this.cancel(random);
     return this.bet(random);
+  }
+
+  private user(random: Prng): number {
+    return firstUser + random.int(0, users - 1);
   }
 
   private recentMarket(random: Prng): { marketId: number; assets: string[] } {
@@ -44,7 +60,7 @@ export class MarketsSimulation implements DomainCommandGenerator {
     const picked = pool.slice(0, count);
     const startMs = nowMs + random.int(0, 3_000);
     const body: CreateMarket = {
-      userId: random.int(1, users),
+      userId: this.user(random),
       name: `Sim market ${this.proposed.length + 1}`,
       description: 'which asset moves most',
       assets: picked,
@@ -69,7 +85,7 @@ export class MarketsSimulation implements DomainCommandGenerator {
     // Both sides around the middle of the range: about half the orders cross and trade.
     const priceTicks = random.int(440, 560);
     const body: PlaceMarketOrder = {
-      userId: random.int(1, users),
+      userId: this.user(random),
       marketId,
       asset: random.pick(marketAssets),
       side,
@@ -82,7 +98,7 @@ export class MarketsSimulation implements DomainCommandGenerator {
 
   private cancel(random: Prng): Command {
     const body: CancelMarketOrder = {
-      userId: random.int(1, users),
+      userId: this.user(random),
       marketId: this.recentMarket(random).marketId,
       orderId: Math.max(1, this.ordersPlaced - random.int(0, 20)),
     };
@@ -92,7 +108,7 @@ export class MarketsSimulation implements DomainCommandGenerator {
   private bet(random: Prng): Command {
     const { marketId, assets: marketAssets } = this.recentMarket(random);
     const body: PlaceBet = {
-      userId: random.int(1, users),
+      userId: this.user(random),
       marketId: random.chance(0.05) ? marketId + 1000 : marketId,
       asset: random.pick(marketAssets),
       amountAtoms: random.chance(0.05) ? 1 : random.int(1_000_000, 50_000_000),
