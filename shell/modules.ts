@@ -19,6 +19,7 @@ import { exchangeHistoryRoutes } from './http/exchange-history.ts';
 import { twoFactorRoutes } from './http/two-factor-routes.ts';
 import { agentRoutes } from './http/agents.ts';
 import { pricesModule } from './prices/index.ts';
+import { marketsModule } from './markets/index.ts';
 
 /** One server's instance of a module. */
 export interface ModuleInstance {
@@ -54,4 +55,5 @@ export const shellModules: readonly ShellModule[] = [
   routesOnly('two-factor', twoFactorRoutes),
   routesOnly('agents', agentRoutes),
   pricesModule,
+  marketsModule,
 ];
