@@ -15,6 +15,7 @@ import { Engine } from '../../engine/core/engine.ts';
 import { Result } from '../../engine/core/results.ts';
 import { stateHash } from '../../engine/core/state-hash.ts';
 import { readJournal } from '../../engine/journal/reader.ts';
+import { listSnapshots, loadSnapshotFile } from '../../engine/journal/snapshot-file.ts';
 import { useRulesOf } from '../../engine/journal/rules.ts';
 import { loadMarkets } from '../../engine/runtime/markets.ts';
 import { platformDomains } from '../../engine/domains/index.ts';
@@ -23,6 +24,7 @@ import { loadConfig } from '../config.ts';
 import { silentLog } from '../log.ts';
 import { startServer, type RunningServer } from '../server.ts';
 import { call } from '../http/test-client.ts';
+import { MarketsView } from './view.ts';
 
 interface Client {
   userId: number;
@@ -41,7 +43,7 @@ async function until(what: string, check: () => Promise<boolean>): Promise<void>
   const startedMs = Date.now();
   while (!(await check())) {
     if (Date.now() - startedMs > 30_000) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 300));
   }
 }
 
@@ -57,7 +59,9 @@ test('prediction markets over HTTP: create, trade, bet, page, settle; the journa
     const bob = await client(server, 'bob');
     const a = alice.headers;
     const b = bob.headers;
-    for (const asset of ['BTC', 'ETH', 'SOL']) await until(`a price of ${asset}`, async () => (await call(server, 'GET', `/api/v1/prices/${asset}`, undefined, a)).status === 200);
+    // Polls use a key of their own: a STANDARD key has 100 general requests a minute.
+    const watcher = await client(server, 'watcher');
+    for (const asset of ['BTC', 'ETH', 'SOL']) await until(`a price of ${asset}`, async () => (await call(server, 'GET', `/api/v1/prices/${asset}`, undefined, watcher.headers)).status === 200);
 
     // Creation and its refusals.
     const now = Date.now();
@@ -207,7 +211,7 @@ test('prediction markets over HTTP: create, trade, bet, page, settle; the journa
     assert.deepEqual((await call(server, 'GET', '/api/v1/markets?asset_type=stock', undefined, a)).json['markets'], []);
 
     // Settlement by the runtime's timers.
-    await until('the market to complete', async () => (await call(server, 'GET', `/api/v1/markets/${id}`, undefined, a)).json['status'] === 'completed');
+    await until('the market to complete', async () => (await call(server, 'GET', `/api/v1/markets/${id}`, undefined, watcher.headers)).json['status'] === 'completed');
     const done = (await call(server, 'GET', `/api/v1/markets/${id}`, undefined, a)).json;
     assert.deepEqual(Object.keys(done['start_prices']), ['BTC', 'ETH', 'SOL']);
     assert.ok(done['winners'].length >= 1);
@@ -242,6 +246,16 @@ test('prediction markets over HTTP: create, trade, bet, page, settle; the journa
       assert.equal(replayed.apply(command), Result.ok);
     });
     assert.equal(stateHash(replayed), stateHash(live));
+
+    // The shutdown snapshot restores the markets, and a view built from it (a restart) shows the results.
+    const newest = listSnapshots(join(dataDir, 'snapshots'))[0]!;
+    const restored = new Engine({ markets: loadMarkets(), domains: platformDomains });
+    loadSnapshotFile(newest.path, restored);
+    assert.equal(stateHash(restored), stateHash(live));
+    const recovered = new MarketsView(restored);
+    const settled = recovered.find(address)!;
+    assert.deepEqual(settled.completion!.winners.map((index) => settled.assets[index]), done['winners']);
+    assert.equal(recovered.markets.size, 8);
   } finally {
     if (!closed) await server.close();
     rmSync(dataDir, { recursive: true, force: true });
