@@ -1,9 +1,10 @@
 /**
- * The markets' part of the seeded simulation: markets over a few of the assets the prices simulation ticks
- * (starting within seconds and lasting up to half a minute, so the exchange stream's RunTimers activate and
- * settle them), limit orders on their books around the middle of the price range (crossing often, so
- * shares are opened, transferred and closed), cancels, WTA bets, and refused commands (bad schedules,
- * prices off the range, unknown markets and orders, bets out of bounds).
+ * The markets' part of the seeded simulation: markets over a few of the assets the prices simulation ticks,
+ * starting within seconds and lasting 1 to 5 minutes (in the exchange's stream a market command
+ * comes every second or two of journaled time, so each market sees tens of them before RunTimers settle
+ * it); limit orders on their books around the middle of the price range (crossing often, so shares are
+ * opened, transferred and closed); cancels; WTA bets; and refused commands (bad schedules, prices off the
+ * range, unknown markets and orders, bets out of bounds).
  *
  * It trades with users of its own (101 to 108), funded by the deposits it generates first: the exchange's
  * differential test checks that the held balances of its users (1 to 12) equal the holds of their core
@@ -34,7 +35,7 @@ export class MarketsSimulation implements DomainCommandGenerator {
       return { kind: CommandKind.deposit, seq: 0, ts: nowMs, userId, mode: 0, assetId: usdcAssetId, amountAtoms: depositAtoms };
     }
     const roll = random.next();
-    if (roll < 0.05 || this.proposed.length === 0) return this.create(random, nowMs);
+    if (roll < 0.15 || this.proposed.length === 0) return this.create(random, nowMs);
     if (roll < 0.7) return this.order(random);
     if (roll < 0.82) return this.cancel(random);
     return this.bet(random);
@@ -45,7 +46,7 @@ export class MarketsSimulation implements DomainCommandGenerator {
   }
 
   private recentMarket(random: Prng): { marketId: number; assets: string[] } {
-    const marketId = Math.max(1, this.proposed.length - random.int(0, 2));
+    const marketId = Math.max(1, this.proposed.length - random.int(0, 1));
     return { marketId, assets: this.proposed[marketId - 1] ?? ['BTC'] };
   }
 
@@ -67,7 +68,7 @@ export class MarketsSimulation implements DomainCommandGenerator {
       assetType: AssetType.crypto,
       tokenAssetId: usdcAssetId,
       startMs,
-      endMs: startMs + random.int(2_000, 30_000),
+      endMs: startMs + random.int(60_000, 300_000),
       minBetAtoms: 1_000_000,
       maxBetAtoms: 1_000_000_000,
     };
@@ -87,7 +88,8 @@ export class MarketsSimulation implements DomainCommandGenerator {
     const body: PlaceMarketOrder = {
       userId: this.user(random),
       marketId,
-      asset: random.pick(marketAssets),
+      // Mostly the market's first two assets, so that books fill and cross.
+      asset: random.pick(random.chance(0.8) ? marketAssets.slice(0, 2) : marketAssets),
       side,
       priceTicks: random.chance(0.03) ? random.pick([0, 1000]) : priceTicks,
       lots: random.int(1, 5_000),
