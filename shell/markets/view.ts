@@ -242,6 +242,8 @@ export class MarketsView {
         market.status = MarketStatus.completed;
         market.completion = body;
         market.orders.clear();
+        // The stakes live on in the completion's bet payouts, as in the engine.
+        market.stakes.clear();
         market.books = emptyBooks(market.assets.length);
         this.notify({ kind: 'status', marketId: market.marketId, status: market.status, seq });
         return;

@@ -8,11 +8,14 @@
  *
  * It trades with users of its own (101 to 108), funded by the deposits it generates first: the exchange's
  * differential test checks that the held balances of its users (1 to 12) equal the holds of their core
- * orders, and market orders and bets hold funds of their own.
+ * orders, and market orders and bets hold funds of their own. Then it journals one price of each of its
+ * assets, so that every valid creation is accepted whatever the prices simulation did so far, and the
+ * market ids it aims its orders at are the ones the engine gave.
  */
 import { CommandKind, type Command } from '../../core/commands.ts';
 import { domainCommand } from '../../core/domain.ts';
 import type { DomainCommandGenerator, Prng } from '../../core/sim/generator.ts';
+import { PricesCommandType, PriceSource, type PostPriceTicks } from '../prices/commands.ts';
 import { AssetType, MarketsCommandType, type CancelMarketOrder, type CreateMarket, type PlaceBet, type PlaceMarketOrder } from './commands.ts';
 
 /** Assets the prices simulation ticks (crypto), and the settlement token (USDC, asset id 1, 6 decimals). */
@@ -28,11 +31,17 @@ export class MarketsSimulation implements DomainCommandGenerator {
   private readonly proposed: string[][] = [];
   private ordersPlaced = 0;
   private funded = 0;
+  private priced = false;
 
   next(random: Prng, nowMs: number): Command {
     if (this.funded < users) {
       const userId = firstUser + this.funded++;
       return { kind: CommandKind.deposit, seq: 0, ts: nowMs, userId, mode: 0, assetId: usdcAssetId, amountAtoms: depositAtoms };
+    }
+    if (!this.priced) {
+      this.priced = true;
+      const ticks: PostPriceTicks = { source: PriceSource.sim, symbols: [...assets], pricesE8: assets.map(() => 100_000_000) };
+      return domainCommand(PricesCommandType.postPriceTicks, ticks);
     }
     const roll = random.next();
     if (roll < 0.15 || this.proposed.length === 0) return this.create(random, nowMs);
