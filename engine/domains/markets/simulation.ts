@@ -20,6 +20,8 @@ import { AssetType, MarketsCommandType, type CancelMarketOrder, type CreateMarke
 
 /** Assets the prices simulation ticks (crypto), and the settlement token (USDC, asset id 1, 6 decimals). */
 const assets = ['BTC', 'ETH', 'SOL', 'DOGE', 'PRED'] as const;
+/** Their first prices (10^-8 USD), near where the prices simulation starts them. */
+const firstPricesE8 = [9_700_000_000_000, 300_000_000_000, 15_000_000_000, 15_000_000, 20_000_000];
 const usdcAssetId = 1;
 const firstUser = 101;
 const users = 8;
@@ -40,7 +42,7 @@ export class MarketsSimulation implements DomainCommandGenerator {
     }
     if (!this.priced) {
       this.priced = true;
-      const ticks: PostPriceTicks = { source: PriceSource.sim, symbols: [...assets], pricesE8: assets.map(() => 100_000_000) };
+      const ticks: PostPriceTicks = { source: PriceSource.sim, symbols: [...assets], pricesE8: [...firstPricesE8] };
       return domainCommand(PricesCommandType.postPriceTicks, ticks);
     }
     const roll = random.next();
