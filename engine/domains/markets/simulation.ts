@@ -18,14 +18,18 @@ import type { DomainCommandGenerator, Prng } from '../../core/sim/generator.ts';
 import { PricesCommandType, PriceSource, type PostPriceTicks } from '../prices/commands.ts';
 import { AssetType, MarketsCommandType, type CancelMarketOrder, type CreateMarket, type PlaceBet, type PlaceMarketOrder } from './commands.ts';
 
-/** Assets the prices simulation ticks (crypto), and the settlement token (USDC, asset id 1, 6 decimals). */
+/**
+ * Assets the prices simulation ticks (crypto), and the settlement token: PLAT (asset id 6, 6 decimals), not
+ * USDC, because the exchange's tests that share this stream check that the live fee account's USDC is
+ * exactly what exchange orders paid, and market taker fees and WTA remainders go to that same account.
+ */
 const assets = ['BTC', 'ETH', 'SOL', 'DOGE', 'PRED'] as const;
 /** Their first prices (10^-8 USD), near where the prices simulation starts them. */
 const firstPricesE8 = [9_700_000_000_000, 300_000_000_000, 15_000_000_000, 15_000_000, 20_000_000];
-const usdcAssetId = 1;
+const tokenAssetId = 6;
 const firstUser = 101;
 const users = 8;
-/** What each simulated user deposits: 10 million USDC. */
+/** What each simulated user deposits: 10 million PLAT. */
 const depositAtoms = 10_000_000_000_000;
 
 export class MarketsSimulation implements DomainCommandGenerator {
@@ -38,7 +42,7 @@ export class MarketsSimulation implements DomainCommandGenerator {
   next(random: Prng, nowMs: number): Command {
     if (this.funded < users) {
       const userId = firstUser + this.funded++;
-      return { kind: CommandKind.deposit, seq: 0, ts: nowMs, userId, mode: 0, assetId: usdcAssetId, amountAtoms: depositAtoms };
+      return { kind: CommandKind.deposit, seq: 0, ts: nowMs, userId, mode: 0, assetId: tokenAssetId, amountAtoms: depositAtoms };
     }
     if (!this.priced) {
       this.priced = true;
@@ -77,7 +81,7 @@ export class MarketsSimulation implements DomainCommandGenerator {
       description: 'which asset moves most',
       assets: picked,
       assetType: AssetType.crypto,
-      tokenAssetId: usdcAssetId,
+      tokenAssetId,
       startMs,
       endMs: startMs + random.int(60_000, 300_000),
       minBetAtoms: 1_000_000,
