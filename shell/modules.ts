@@ -20,6 +20,7 @@ import { exchangeHistoryRoutes } from './http/exchange-history.ts';
 import { twoFactorRoutes } from './http/two-factor-routes.ts';
 import { agentRoutes } from './http/agents.ts';
 import { pricesModule } from './prices/index.ts';
+import { marketsModule } from './markets/index.ts';
 import { perpetualModule } from './perpetual/index.ts';
 import { arenaModule } from './arena/index.ts';
 import { eventCardsModule } from './event-cards/index.ts';
@@ -60,6 +61,7 @@ export const shellModules: readonly ShellModule[] = [
   routesOnly('two-factor', twoFactorRoutes),
   routesOnly('agents', agentRoutes),
   pricesModule,
+  marketsModule,
   perpetualModule,
   arenaModule,
   eventCardsModule,

@@ -15,12 +15,14 @@ import type { Engine } from '../core/engine.ts';
 import { Twaps } from './exchange-algos/twaps.ts';
 import { pricesDomain } from './prices/index.ts';
 import { eventCardsDomain } from './event-cards/index.ts';
+import { marketsDomain } from './markets/index.ts';
 import { Prices } from './prices/prices.ts';
 import { perpetualDomain } from './perpetual/index.ts';
 import { arenaDomain } from './arena/index.ts';
 
 export const domainRegistry: DomainCodecs = new DomainRegistry([
   pricesDomain,
+  marketsDomain,
   perpetualDomain,
   arenaDomain,
   eventCardsDomain,
