@@ -8,7 +8,16 @@ import { Result } from '../engine/core/results.ts';
 import { newConversion, parseStep, toSteps } from '../engine/core/units.ts';
 import { epochMsMax as arenaEpochMsMax, epochMsMin as arenaEpochMsMin, mmInventoryLotsMax, mmSpreadBpsMax, mmSpreadBpsMin, orderLotsMax } from '../engine/domains/arena/commands.ts';
 
+/** The environment as the settings see it (process.env, or a test's map). */
+export type SettingsEnv = Readonly<Record<string, string | undefined>>;
+
 export interface Config {
+  /**
+   * The environment the settings were read from: a shell module reads its own settings from it with
+   * `integer` and `flag` (in its own settings.ts, checked when the module is created, before the server
+   * listens), instead of adding fields here.
+   */
+  readonly env: SettingsEnv;
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
@@ -71,7 +80,12 @@ export interface Config {
 
 export const defaultPaperBalances = 'USDC:100000,ETH:10,BTC:1,SOL:500,DOGE:500000,PLAT:100000,PRED:100000';
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, low: number, high: number): number {
+/**
+ * An integer setting in low..high, or `fallback` when unset. Exported with `flag` for the shell modules
+ * that read their own settings from `Config.env` (shell/<domain>/settings.ts), so that adding a domain
+ * does not touch this file.
+ */
+export function integer(env: SettingsEnv, name: string, fallback: number, low: number, high: number): number {
   const text = env[name];
   if (text === undefined || text === '') return fallback;
   const value = Number(text);
@@ -84,7 +98,8 @@ function priceFeed(text: string): 'sim' | 'file' | 'http' {
   return text;
 }
 
-function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+/** A 0/1 setting; unset is 0. */
+export function flag(env: SettingsEnv, name: string): boolean {
   const text = env[name] ?? '';
   if (text !== '' && text !== '0' && text !== '1') throw new Error(`${name} must be 0 or 1`);
   return text === '1';
@@ -99,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const journalSync = env['JOURNAL_SYNC'] ?? 'sync';
   if (journalSync !== 'sync' && journalSync !== 'none') throw new Error('JOURNAL_SYNC must be sync or none');
   return {
+    env: { ...env },
     host: env['HOST'] ?? '127.0.0.1',
     port: integer(env, 'PORT', 8080, 0, 65535),
     dataDir: env['DATA_DIR'] ?? './data',
@@ -128,13 +144,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** Shares (decimal, lots of 0.001) from a setting, within 1 lot and `lotsMax`. */
-function shares(env: NodeJS.ProcessEnv, name: string, fallback: string, lotsMax: number): number {
+function shares(env: SettingsEnv, name: string, fallback: string, lotsMax: number): number {
   const conversion = toSteps(env[name] || fallback, parseStep('0.001'), false, Result.offLot, newConversion());
   if (conversion.code !== Result.ok || conversion.value > lotsMax) throw new Error(`${name} must be a positive number of shares with at most 3 decimals`);
   return conversion.value;
 }
 
-function arenaSettings(env: NodeJS.ProcessEnv) {
+function arenaSettings(env: SettingsEnv) {
   const arenaMmSizeLots = shares(env, 'ARENA_MM_SIZE', '10', orderLotsMax);
   const arenaMmInventoryMaxLots = shares(env, 'ARENA_MM_INVENTORY_MAX', '1000', mmInventoryLotsMax);
   if (arenaMmInventoryMaxLots < 2 * arenaMmSizeLots) throw new Error('ARENA_MM_INVENTORY_MAX must be at least twice ARENA_MM_SIZE');
@@ -148,7 +164,7 @@ function arenaSettings(env: NodeJS.ProcessEnv) {
   };
 }
 
-function priceSettings(env: NodeJS.ProcessEnv) {
+function priceSettings(env: SettingsEnv) {
   const feed = priceFeed(env['PRICE_FEED'] ?? 'sim');
   const priceFile = env['PRICE_FILE'] ?? '';
   const priceHttpUrl = env['PRICE_HTTP_URL'] ?? '';
