@@ -6,7 +6,7 @@
  */
 import type { ShellContext } from './context.ts';
 import type { Route } from './http/route-table.ts';
-import type { DurableBatch } from '../engine/runtime/sequencer.ts';
+import type { ModuleInstance, ShellModule } from './shell-module.ts';
 import { exchangePublicRoutes } from './http/exchange-public.ts';
 import { adminRoutes } from './http/admin.ts';
 import { authRoutes } from './http/auth-routes.ts';
@@ -20,21 +20,8 @@ import { twoFactorRoutes } from './http/two-factor-routes.ts';
 import { agentRoutes } from './http/agents.ts';
 import { pricesModule } from './prices/index.ts';
 
-/** One server's instance of a module. */
-export interface ModuleInstance {
-  readonly routes: readonly Route[];
-  /** Sees every durable batch, after the read models and before any submitter is answered. */
-  readonly onDurable?: (batch: DurableBatch) => void;
-  /** Starts what runs beside the routes, once the engine has recovered and the routes are mounted. */
-  readonly start?: () => Promise<void> | void;
-  /** Stops it; called before the engine closes. */
-  readonly close?: () => Promise<void> | void;
-}
-
-export interface ShellModule {
-  readonly name: string;
-  create(context: ShellContext): ModuleInstance;
-}
+// Modules import these types from shell-module.ts; the server names them from here with the list.
+export type { ModuleInstance, ShellModule };
 
 /** A module that only adds routes. */
 function routesOnly(name: string, routes: (context: ShellContext) => Route[]): ShellModule {

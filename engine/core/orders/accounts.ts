@@ -9,10 +9,12 @@ import { noAccount } from '../ledger.ts';
 import { noSlot } from '../order-store.ts';
 import { grownInt32 } from '../typed-arrays.ts';
 
+/** The key of a client order id among its account's live orders (client ids are unique per account). */
 export function clientKey(account: number, clientOrderId: string): string {
   return account + ':' + clientOrderId;
 }
 
+/** Grows the per-account arrays to hold `account`: called whenever an account may be new. */
 export function ensureAccountLists(engine: EngineState, account: number): void {
   if (account < engine.accountHead.length) return;
   const capacity = Math.max(engine.accountHead.length * 2, account + 1);
@@ -21,6 +23,7 @@ export function ensureAccountLists(engine: EngineState, account: number): void {
   engine.accountOpenOrders = grownInt32(engine.accountOpenOrders, capacity);
 }
 
+/** Appends a new live order to its account's list and counts it. */
 export function linkToAccount(engine: EngineState, account: number, slot: number): void {
   const store = engine.orders;
   const tail = engine.accountTail[account]!;
@@ -32,6 +35,7 @@ export function linkToAccount(engine: EngineState, account: number, slot: number
   engine.accountOpenOrders[account] = engine.accountOpenOrders[account]! + 1;
 }
 
+/** Takes an ending order out of its account's list. */
 export function unlinkFromAccount(engine: EngineState, account: number, slot: number): void {
   const store = engine.orders;
   const prev = store.accountPrev[slot]!;
@@ -74,6 +78,7 @@ export function openOrderSlots(engine: EngineState, userId: number, mode: Mode):
   return slots;
 }
 
+/** How many live orders (user, mode) has, resting or pending. */
 export function openOrderCount(engine: EngineState, userId: number, mode: Mode): number {
   const account = engine.ledger.find(userId, mode);
   return account === noAccount ? 0 : engine.accountOpenOrders[account]!;
