@@ -5,9 +5,10 @@
  * port. Keeping the state in one class of one shape, and the handlers as plain functions, keeps every
  * property access and every call on the order path monomorphic, as fast as methods of one class.
  *
- * Its fields are public only so that those files can share them: nothing outside engine/core writes them,
- * and readers outside the core use the Engine's queries and the fields the old Engine exposed (markets,
- * limits, settings, ledger, orders, contexts, venues, the id counters).
+ * Its fields are public only so that those files can share them: nothing outside engine/core writes them
+ * but the event `sink` (the runtime points it at each batch) and `paperSeesLiveBook` (journal/rules.ts,
+ * for replays), and readers outside the core keep to the Engine's queries and to markets, limits,
+ * settings, ledger, orders, contexts, venues and the id counters.
  */
 import { assert } from './assert.ts';
 import { IntMap } from './int-map.ts';
