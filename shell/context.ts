@@ -1,12 +1,11 @@
 /** What every area of the shell shares: the durable engine, the market tables, the clock and the log. */
-import type { Markets } from '../engine/core/units.ts';
+import type { Asset, Markets } from '../engine/core/units.ts';
 import type { DurableEngine } from '../engine/runtime/durable-engine.ts';
 import type { AmmManager } from '../engine/runtime/amm-manager.ts';
 import type { Timers } from '../engine/runtime/timers.ts';
 import type { Config } from './config.ts';
 import type { MarketData } from './market/market-data.ts';
 import type { VenueDirectory } from './market/venue-directory.ts';
-import type { PaperFunding } from './http/paper.ts';
 import type { ReadModels } from './read-models/read-models.ts';
 import type { Tickers } from './read-models/ticker.ts';
 import type { Log } from './log.ts';
@@ -16,6 +15,12 @@ import type { ApiKeys } from './auth/api-keys.ts';
 import type { TwoFactor } from './auth/two-factor.ts';
 import type { Chains } from './funding/chains.ts';
 import type { WithdrawalAddresses } from './funding/withdrawal-addresses.ts';
+
+/** What a paper account opens with: parallel lists of assets and amounts (PAPER_BALANCES, parsed by http/paper.ts). */
+export interface PaperFunding {
+  readonly assets: readonly Asset[];
+  readonly amountsAtoms: readonly number[];
+}
 
 export interface ShellContext {
   readonly config: Config;

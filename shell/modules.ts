@@ -6,8 +6,7 @@
  */
 import type { ShellContext } from './context.ts';
 import type { Route } from './http/route-table.ts';
-import type { DurableBatch } from '../engine/runtime/sequencer.ts';
-import type { TopicStream } from './ws/topic-stream.ts';
+import type { ModuleInstance, ShellModule } from './shell-module.ts';
 import { exchangePublicRoutes } from './http/exchange-public.ts';
 import { adminRoutes } from './http/admin.ts';
 import { authRoutes } from './http/auth-routes.ts';
@@ -25,23 +24,8 @@ import { perpetualModule } from './perpetual/index.ts';
 import { arenaModule } from './arena/index.ts';
 import { eventCardsModule } from './event-cards/index.ts';
 
-/** One server's instance of a module. */
-export interface ModuleInstance {
-  readonly routes: readonly Route[];
-  /** Sees every durable batch, after the read models and before any submitter is answered. */
-  readonly onDurable?: (batch: DurableBatch) => void;
-  /** WebSocket streams the module serves: server.ts mounts them before listening and closes them first. */
-  readonly streams?: readonly TopicStream<any>[];
-  /** Starts what runs beside the routes, once the engine has recovered and the routes are mounted. */
-  readonly start?: () => Promise<void> | void;
-  /** Stops it; called before the engine closes. */
-  readonly close?: () => Promise<void> | void;
-}
-
-export interface ShellModule {
-  readonly name: string;
-  create(context: ShellContext): ModuleInstance;
-}
+// Modules import these types from shell-module.ts; the server names them from here with the list.
+export type { ModuleInstance, ShellModule };
 
 /** A module that only adds routes. */
 function routesOnly(name: string, routes: (context: ShellContext) => Route[]): ShellModule {

@@ -15,11 +15,10 @@
  * A module whose state is empty adds nothing to the hash and nothing to a snapshot: states from before the
  * module existed hash as they did (the golden journal's hash does not move).
  */
-import type { Command, CommandKind, DomainCommand, Mode } from './commands.ts';
+import type { CommandKind, DomainCommand } from './commands.ts';
 import type { DomainEvent } from './events.ts';
 import type { DomainPort } from './port.ts';
-import type { ResultCode } from './results.ts';
-import type { StateHasher } from './state-hash.ts';
+import type { DomainModule } from './domain-module.ts';
 import type { DomainCommandGenerator } from './sim/generator.ts';
 
 /** Writes the fields of a domain command into its journal frame, in the codec's fixed order. */
@@ -85,57 +84,8 @@ export function domainEvent<Body>(type: number, body: Body): DomainEvent<Body> {
   return { kind: 18, type, body };
 }
 
-/** A timer time meaning "none": later than any journaled time. */
-export const noTimerMs = Number.MAX_SAFE_INTEGER;
-
-export interface DomainModule {
-  /** Stable name: the key of the module's state in snapshots. */
-  readonly name: string;
-  /**
-   * Core command kinds the engine hands to this module: only the exchange algos, whose TWAP commands were
-   * core kinds before domains had their own envelope (journal format 4); every other domain has none.
-   */
-  readonly commandKinds: readonly CommandKind[];
-  /** The domain command types (kind 17) the engine hands to this module. */
-  readonly commandTypes: readonly number[];
-  /** Applies one of its commands at the engine's current command time. */
-  apply(command: Command): ResultCode;
-  /** The journaled time at which its earliest timer is due, or `noTimerMs`. */
-  nextTimerMs(): number;
-  /** Runs what is due at `nowMs` (called by RunTimers only when `nextTimerMs() <= nowMs`). */
-  runTimers(nowMs: number): void;
-  /**
-   * Atoms of an asset the module holds in one account (a prediction's stake, an escrow): the ledger's held
-   * balance is the orders' holds plus these. Absent when the module holds nothing.
-   */
-  heldAtoms?(userId: number, mode: Mode, assetIndex: number): number;
-  /** Adds the module's state to the hash; nothing at all when the state is empty. */
-  hash(hasher: StateHasher): void;
-  /** The module's state as plain data (msgpack-able), or null when empty. */
-  snapshot(): unknown;
-  /** Loads what `snapshot` returned into a fresh module; throws on data that does not fit. */
-  restore(state: unknown): void;
-}
-
 /** Makes an engine's modules (each engine has its own; a restored engine gets fresh ones). */
 export type DomainFactory = (port: DomainPort) => readonly DomainModule[];
 
-/**
- * How a watched order (placed through `Engine.placeGroupOrder` with `watch`) ended: the engine fills it
- * when the order leaves the store. Reused; read right after the placement.
- */
-export class OrderReport {
-  /** The watched order id; 0 when none is watched. */
-  orderId = 0;
-  /** Whether the order ended (filled, cancelled or expired) during the placement. */
-  ended = false;
-  filledLots = 0;
-  filledNotionalAtoms = 0;
-
-  watch(orderId: number): void {
-    this.orderId = orderId;
-    this.ended = false;
-    this.filledLots = 0;
-    this.filledNotionalAtoms = 0;
-  }
-}
+// The module's side lives in a leaf file (domain-module.ts); domains import it from here as before.
+export { OrderReport, noTimerMs, type DomainModule } from './domain-module.ts';

@@ -11,7 +11,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CommandKind, OrderType, SelfTradePrevention, TimeInForce, type Command, type OrderRequest, type WithdrawTo } from './commands.ts';
-import { Engine, feeCap, feeIncrement } from './engine.ts';
+import { Engine } from './engine.ts';
+import { feeCap, feeIncrement } from './matching/fees.ts';
 import { BalanceReason, CollectingSink, EventKind, OrderStatus, copyEvent, type EngineEvent, type TradeExecuted } from './events.ts';
 import { domainAccountsMax, domainUserId, venueUserId, withdrawAddressCharsMax, withdrawReferenceCharsMax } from './limits.ts';
 import { noSlot } from './order-store.ts';

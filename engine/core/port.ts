@@ -22,7 +22,7 @@
  * team) joins the port with the first domain that trades them (prediction markets).
  */
 import type { GroupKind, OrderRequest } from './commands.ts';
-import type { OrderReport, DomainModule } from './domain.ts';
+import type { OrderReport, DomainModule } from './domain-module.ts';
 import type { EngineEvent } from './events.ts';
 import type { Ledger } from './ledger.ts';
 import type { EngineLimits } from './limits.ts';

@@ -8,7 +8,7 @@
  * order-id order (which is acceptance order, the order those lists keep).
  */
 import { assert } from './assert.ts';
-import type { Engine, RestoredOrder } from './engine.ts';
+import type { Engine } from './engine.ts';
 import type { Mode, Side } from './commands.ts';
 
 /**

@@ -10,7 +10,7 @@ import { domainCommand } from '../../engine/core/domain.ts';
 import { noAccount } from '../../engine/core/ledger.ts';
 import { Result, resultCode } from '../../engine/core/results.ts';
 import { Arena, ArenaCommandType, ArenaResult, houseUserId, validSeed, type SeedArena } from '../../engine/domains/arena/index.ts';
-import type { ShellModule } from '../modules.ts';
+import type { ShellModule } from '../shell-module.ts';
 import { loadArenaTeams } from './fixture.ts';
 import { arenaRoutes } from './routes.ts';
 import { ArenaStream } from './stream.ts';

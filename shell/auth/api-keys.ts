@@ -6,15 +6,14 @@
  */
 import { hash, randomBytes } from 'node:crypto';
 import type { Db } from '../store/database.ts';
-import type { Principal } from './authenticator.ts';
+import { tiers, type Permission, type Principal, type Tier } from './access.ts';
 
 export const userKeyPrefix = 'tpk_';
 /** Keys issued to self-registered AI agents (SPEC.md: prefix mcp_). */
 export const agentKeyPrefix = 'mcp_';
 export const secretPrefix = 'tps_';
-export const tiers = ['STANDARD', 'PREMIUM', 'MARKET_MAKER', 'ADMIN'] as const;
-export type Tier = (typeof tiers)[number];
-export type Permission = 'read' | 'trade';
+// Tiers and permissions are access words (access.ts); the key screens import them from here.
+export { tiers, type Permission, type Tier };
 /** Keys one user may hold at once. */
 export const keysPerUserMax = 50;
 

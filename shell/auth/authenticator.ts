@@ -6,22 +6,10 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../http/errors.ts';
-import type { AuthKind, RateLimitClass } from '../http/route-table.ts';
+import type { AuthKind, Permission, Principal, RateLimitClass } from './access.ts';
 import type { Tokens } from './tokens.ts';
-import type { ApiKeys, Permission, Tier } from './api-keys.ts';
+import type { ApiKeys } from './api-keys.ts';
 import { anonymousGeneralPerMinute, credentialAttemptsPerMinute, generalPerMinute, ordersPerMinute, type RateFigures, type RateLimiter } from './rate-limit.ts';
-
-export interface Principal {
-  readonly userId: number;
-  /** The API key used, or 0 for a bearer session. */
-  readonly keyId: number;
-  readonly permissions: readonly Permission[];
-  readonly tier: Tier;
-  /** An agent key's registered rate, used for every class instead of the tier's limits. */
-  readonly requestsPerMinute: number | null;
-  /** How the caller authenticated: a login session, a user's API key, or an agent's `mcp_` key. */
-  readonly via: 'session' | 'key' | 'agent';
-}
 
 const sessionPermissions: readonly Permission[] = ['read', 'trade'];
 const adminPrincipal: Principal = { userId: 0, keyId: 0, permissions: sessionPermissions, tier: 'ADMIN', requestsPerMinute: null, via: 'key' };

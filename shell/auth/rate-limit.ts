@@ -9,8 +9,7 @@
  * the caller's `RateFigures`. Windows live apart from the key cache, so changing or re-creating keys never
  * resets a count.
  */
-import type { RateLimitClass } from '../http/route-table.ts';
-import type { Tier } from './api-keys.ts';
+import type { RateLimitClass, Tier } from './access.ts';
 
 export const generalPerMinute: Record<Tier, number> = { STANDARD: 100, PREMIUM: 1_000, MARKET_MAKER: 10_000, ADMIN: 10_000 };
 export const ordersPerMinute: Record<Tier, number> = { STANDARD: 3_000, PREMIUM: 12_000, MARKET_MAKER: 60_000, ADMIN: 600_000 };

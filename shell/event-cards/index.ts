@@ -16,7 +16,7 @@ import { EventCardsAccount, EventCardsCommandType, eventCardsDomainId, type List
 import { EventCards } from '../../engine/domains/event-cards/event-cards.ts';
 import { pricesOf } from '../../engine/domains/index.ts';
 import { loadOracleAssets } from '../../engine/runtime/oracle/assets.ts';
-import type { ShellModule } from '../modules.ts';
+import type { ShellModule } from '../shell-module.ts';
 import type { ShellContext } from '../context.ts';
 import { loadEventCards } from './fixture.ts';
 import { eventCardsRoutes } from './routes.ts';

@@ -8,12 +8,7 @@ import { CommandKind, Mode, type Command } from '../../engine/core/commands.ts';
 import { noAccount } from '../../engine/core/ledger.ts';
 import { Result } from '../../engine/core/results.ts';
 import { amountToAtoms, type Asset, type Markets } from '../../engine/core/units.ts';
-import type { ShellContext } from '../context.ts';
-
-export interface PaperFunding {
-  readonly assets: readonly Asset[];
-  readonly amountsAtoms: readonly number[];
-}
+import type { PaperFunding, ShellContext } from '../context.ts';
 
 /** Parses PAPER_BALANCES (`USDC:100000,ETH:10`); throws naming the bad entry, at start. */
 export function parsePaperBalances(text: string, markets: Markets): PaperFunding {

@@ -19,19 +19,15 @@ import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { ApiError, errorBody } from './errors.ts';
 import { Router } from './router.ts';
 import type { Log } from '../log.ts';
-import type { Authenticator, Credentials, Principal } from '../auth/authenticator.ts';
-import type { Permission } from '../auth/api-keys.ts';
+import type { Authenticator, Credentials } from '../auth/authenticator.ts';
+import type { AuthKind, Permission, Principal, RateLimitClass } from '../auth/access.ts';
 import { RateFigures } from '../auth/rate-limit.ts';
 import { SequencerBusyError, SequencerClosedError } from '../../engine/runtime/sequencer.ts';
 import { ReadModelsBusyError } from '../read-models/read-models.ts';
 
 export type Method = 'GET' | 'POST' | 'DELETE' | 'PATCH' | 'PUT';
-export type AuthKind = 'none' | 'admin' | 'bearer' | 'key' | 'bearer_or_key';
-/**
- * `general` and `orders` count per key (or per user for bearer sessions), per client address on routes
- * without credentials; `credentials` counts sign-ups, logins, refreshes and code checks per address.
- */
-export type RateLimitClass = 'none' | 'general' | 'orders' | 'credentials';
+// A route's auth kind and rate-limit class are access words (auth/access.ts), named here for routes.
+export type { AuthKind, RateLimitClass };
 export type JsonSchema = Record<string, unknown>;
 
 export interface RequestContext {

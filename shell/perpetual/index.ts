@@ -12,7 +12,7 @@ import { amountToAtoms, type Asset } from '../../engine/core/units.ts';
 import { PerpetualCommandType, collateralSymbol, seedAtomsMax, type ConfigurePerpetual } from '../../engine/domains/perpetual/commands.ts';
 import { houseUserId, perpetualOf } from '../../engine/domains/perpetual/perpetual.ts';
 import type { ShellContext } from '../context.ts';
-import type { ShellModule } from '../modules.ts';
+import type { ShellModule } from '../shell-module.ts';
 import { perpetualRoutes } from './routes.ts';
 import { PerpetualHistory } from './history.ts';
 import { PerpetualView } from './view.ts';

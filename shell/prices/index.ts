@@ -3,7 +3,7 @@
  * prices from the source PRICE_FEED names. Exchange-listed assets follow the mid of their hybrid book
  * (quoted in USDC) under the `sim` feed.
  */
-import type { ShellModule } from '../modules.ts';
+import type { ShellModule } from '../shell-module.ts';
 import type { ShellContext } from '../context.ts';
 import { Oracle } from '../../engine/runtime/oracle/oracle.ts';
 import { priceScale } from '../../engine/runtime/oracle/source.ts';

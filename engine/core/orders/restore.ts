@@ -1,0 +1,76 @@
+/**
+ * Snapshot restore (snapshot.ts): live orders come back in priority order into their books or stop lists,
+ * and are linked to their accounts afterwards in order-id order.
+ */
+import { assert } from '../assert.ts';
+import type { Side } from '../commands.ts';
+import type { EngineState } from '../engine-state.ts';
+import { OrderStatus } from '../events.ts';
+import { noAccount } from '../ledger.ts';
+import { clientKey, ensureAccountLists, linkToAccount } from './accounts.ts';
+
+/** One live order as a snapshot stores it. */
+export interface RestoredOrder {
+  orderId: number;
+  userId: number;
+  context: number;
+  side: Side;
+  orderType: number;
+  timeInForce: number;
+  selfTradePrevention: number;
+  postOnly: number;
+  status: number;
+  priceTicks: number;
+  stopPriceTicks: number;
+  holdPriceTicks: number;
+  quantityLots: number;
+  filledLots: number;
+  filledNotionalAtoms: number;
+  takerNotionalAtoms: number;
+  makerNotionalAtoms: number;
+  heldAtoms: number;
+  restingLots: number;
+  clientOrderId: string;
+}
+
+/** Re-creates one live order from a snapshot row; returns its slot. */
+export function restoreOrder(engine: EngineState, row: RestoredOrder): number {
+  const account = engine.ledger.find(row.userId, (engine.contexts[row.context]!.mode));
+  assert(account !== noAccount, 'restored order of an unknown account');
+  ensureAccountLists(engine, account);
+  const context = engine.contexts[row.context]!;
+  const slot = engine.orders.allocate(engine.growSlots);
+  const store = engine.orders;
+  store.orderId[slot] = row.orderId;
+  store.account[slot] = account;
+  store.context[slot] = row.context;
+  store.side[slot] = row.side;
+  store.orderType[slot] = row.orderType;
+  store.timeInForce[slot] = row.timeInForce;
+  store.selfTradePrevention[slot] = row.selfTradePrevention;
+  store.postOnly[slot] = row.postOnly;
+  store.status[slot] = row.status;
+  store.priceTicks[slot] = row.priceTicks;
+  store.stopPriceTicks[slot] = row.stopPriceTicks;
+  store.holdPriceTicks[slot] = row.holdPriceTicks;
+  store.quantityLots[slot] = row.quantityLots;
+  store.filledLots[slot] = row.filledLots;
+  store.filledNotionalAtoms[slot] = row.filledNotionalAtoms;
+  store.takerNotionalAtoms[slot] = row.takerNotionalAtoms;
+  store.makerNotionalAtoms[slot] = row.makerNotionalAtoms;
+  store.heldAtoms[slot] = row.heldAtoms;
+  store.clientOrderId[slot] = row.clientOrderId;
+  engine.slotByOrderId.set(row.orderId, slot);
+  if (row.clientOrderId !== '') engine.slotByClientOrderId.set(clientKey(account, row.clientOrderId), slot);
+  if (row.status === OrderStatus.pending) {
+    (row.side === 0 ? context.buyStops : context.sellStops).push(slot);
+  } else {
+    context.book.add(slot, account, row.side, row.priceTicks, row.restingLots);
+  }
+  return slot;
+}
+
+/** Appends a restored order to its account's list (called in order-id order). */
+export function restoreAccountLink(engine: EngineState, slot: number): void {
+  linkToAccount(engine, engine.orders.account[slot]!, slot);
+}

@@ -1,0 +1,50 @@
+/**
+ * The state digest's hasher: two independent 32-bit multiply-xor lanes over a stream of numbers and
+ * strings (a 64-bit result as 16 hex digits). Not cryptographic, but cheap enough for every snapshot and
+ * every replay. A leaf file: domain modules hash their state with it (domain-module.ts) without importing
+ * the engine, whose whole-state hash is state-hash.ts.
+ */
+const twoTo32 = 4294967296;
+
+export class StateHasher {
+  private low = 0x9e3779b9;
+  private high = 0x85ebca6b;
+  private count = 0;
+
+  /** Adds a number (integer or not) exactly: safe integers by their two 32-bit halves. */
+  number(value: number): void {
+    if (Number.isSafeInteger(value)) {
+      const negative = value < 0;
+      const magnitude = negative ? -value : value;
+      this.word(magnitude % twoTo32);
+      this.word(Math.floor(magnitude / twoTo32) + (negative ? 0x200000 : 0));
+    } else {
+      this.string(String(value));
+    }
+  }
+
+  string(value: string): void {
+    this.word(value.length);
+    for (let index = 0; index < value.length; index++) this.word(value.charCodeAt(index));
+  }
+
+  private word(value: number): void {
+    this.count++;
+    this.low = Math.imul(this.low ^ (value >>> 0), 0x01000193);
+    this.low = (this.low << 13) | (this.low >>> 19);
+    this.high = Math.imul(this.high + (value >>> 0), 0x5bd1e995);
+    this.high ^= this.high >>> 15;
+  }
+
+  digest(): string {
+    let low = this.low ^ this.count;
+    let high = this.high ^ Math.imul(this.count, 0x27d4eb2f);
+    low = Math.imul(low ^ (low >>> 16), 0x85ebca6b);
+    low = Math.imul(low ^ (low >>> 13), 0xc2b2ae35);
+    low ^= low >>> 16;
+    high = Math.imul(high ^ (high >>> 16), 0x7feb352d);
+    high = Math.imul(high ^ (high >>> 15), 0x846ca68b);
+    high ^= high >>> 16;
+    return (high >>> 0).toString(16).padStart(8, '0') + ((low ^ high) >>> 0).toString(16).padStart(8, '0');
+  }
+}

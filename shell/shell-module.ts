@@ -1,0 +1,27 @@
+/**
+ * What a shell module is: a name and a factory of its per-server instance (routes, and what runs beside
+ * them). A leaf file: each module's folder (shell/prices and the like) imports these types from here, and
+ * modules.ts imports the modules, so the list and the modules never import each other.
+ */
+import type { ShellContext } from './context.ts';
+import type { Route } from './http/route-table.ts';
+import type { DurableBatch } from '../engine/runtime/sequencer.ts';
+import type { TopicStream } from './ws/topic-stream.ts';
+
+/** One server's instance of a module. */
+export interface ModuleInstance {
+  readonly routes: readonly Route[];
+  /** Sees every durable batch, after the read models and before any submitter is answered. */
+  readonly onDurable?: (batch: DurableBatch) => void;
+  /** WebSocket streams the module serves: server.ts mounts them before listening and closes them first. */
+  readonly streams?: readonly TopicStream<any>[];
+  /** Starts what runs beside the routes, once the engine has recovered and the routes are mounted. */
+  readonly start?: () => Promise<void> | void;
+  /** Stops it; called before the engine closes. */
+  readonly close?: () => Promise<void> | void;
+}
+
+export interface ShellModule {
+  readonly name: string;
+  create(context: ShellContext): ModuleInstance;
+}
