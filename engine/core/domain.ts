@@ -84,8 +84,15 @@ export function domainEvent<Body>(type: number, body: Body): DomainEvent<Body> {
   return { kind: 18, type, body };
 }
 
-/** Makes an engine's modules (each engine has its own; a restored engine gets fresh ones). */
-export type DomainFactory = (port: DomainPort) => readonly DomainModule[];
+/** Makes one module of an engine, given the engine's port. */
+export type DomainMaker = (port: DomainPort) => DomainModule;
+
+/**
+ * Makes an engine's modules, in order (each engine has its own; a restored engine gets fresh ones). The
+ * engine calls the makers one by one, so a module may look up the modules made before it with
+ * `port.domain(name)` while it is made (to register a price-tick listener, say).
+ */
+export type DomainFactory = readonly DomainMaker[];
 
 // The module's side lives in a leaf file (domain-module.ts); domains import it from here as before.
 export { OrderReport, noTimerMs, type DomainModule } from './domain-module.ts';

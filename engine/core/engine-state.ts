@@ -124,6 +124,11 @@ export class EngineState {
   readonly venueQuoted = new VenueQuoted();
   readonly venueExpired = new VenueExpired();
   readonly scalePlaced = new ScalePlaced();
+  /**
+   * Domains following the exchange's fills (port.onTrade): called after each TradeExecuted and AmmFill is
+   * emitted, inside the same command. Empty unless a domain asked, so the fill path pays one length check.
+   */
+  readonly tradeListeners: Array<(fill: TradeExecuted | AmmFill) => void> = [];
   /** The parent of the order being placed, stamped on its OrderAccepted (see placeGroupOrder). */
   placingGroupKind: GroupKind = GroupKind.none;
   placingGroupId = 0;

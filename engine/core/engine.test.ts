@@ -20,6 +20,9 @@ import { Result, resultCode } from './results.ts';
 import { stateHash } from './state-hash.ts';
 import { orderRequest } from './sim/order-request.ts';
 import { loadMarkets } from '../runtime/markets.ts';
+import type { DomainFactory } from './domain.ts';
+import { noTimerMs, type DomainModule } from './domain-module.ts';
+import type { DomainPort } from './port.ts';
 
 const markets = loadMarkets();
 const eth = markets.pairBySymbol('eth')!;
@@ -35,8 +38,8 @@ class Harness {
   private seq = 0;
   private orderId = 0;
 
-  constructor(settings: { marketBandBps?: number; makerFeeBps?: number } = {}) {
-    this.engine = new Engine({ markets, sink: this.sink, settings });
+  constructor(settings: { marketBandBps?: number; makerFeeBps?: number } = {}, domains: DomainFactory = []) {
+    this.engine = new Engine({ markets, sink: this.sink, settings, domains });
   }
 
   apply(command: Command): number {
@@ -592,5 +595,55 @@ test('paper and live accounts and books are separate', () => {
   h.place({ userId: 2, mode: 0, side: 0, priceTicks: 300_000 });
   assert.equal(h.trades().length, 0, 'a live buy does not meet a paper sell');
   assert.equal(h.place({ userId: 1, mode: 0, side: 1 }).result, Result.insufficientBalance, 'paper funds are not live funds');
+  h.audit();
+});
+
+/** A module that does nothing but exist under `name` (for the port's lookups). */
+function idleModule(name: string): DomainModule {
+  return {
+    name,
+    commandKinds: [],
+    commandTypes: [],
+    apply: () => Result.unknownCommand,
+    nextTimerMs: () => noTimerMs,
+    runTimers: () => {},
+    hash: () => {},
+    snapshot: () => null,
+    restore: () => {},
+  };
+}
+
+test('a module being made finds the modules made before it, and follows every fill through onTrade', () => {
+  const heard: Array<[number, number, number, number, number]> = [];
+  let foundFirst: DomainModule | undefined;
+  let foundLater: DomainModule | undefined = idleModule('placeholder');
+  const follower = (port: DomainPort): DomainModule => {
+    foundFirst = port.domain('first');
+    foundLater = port.domain('third');
+    port.onTrade((fill) => {
+      // The event object is reused by the engine: the listener copies what it keeps.
+      assert.equal(fill.kind, EventKind.tradeExecuted);
+      const trade = fill as TradeExecuted;
+      heard.push([trade.tradeId, trade.takerUserId, trade.makerUserId, trade.quantityLots, trade.takerFeeAtoms]);
+    });
+    return idleModule('second');
+  };
+  const h = new Harness({}, [() => idleModule('first'), follower, () => idleModule('third')]);
+  assert.equal(foundFirst?.name, 'first');
+  assert.equal(foundLater, undefined);
+  assert.equal(h.engine.settings.takerFeeBps, 10);
+  h.fund(1);
+  h.fund(2);
+  assert.equal(h.place({ userId: 2, side: 1, priceTicks: 300_000, quantityLots: oneEthLots }).result, Result.ok);
+  assert.equal(h.place({ userId: 2, side: 1, priceTicks: 300_100, quantityLots: oneEthLots }).result, Result.ok);
+  assert.deepEqual(heard, []);
+  const taker = h.place({ userId: 1, side: 0, priceTicks: 300_100, quantityLots: 2 * oneEthLots });
+  assert.equal(taker.result, Result.ok);
+  const trades = h.sink.events.filter((event): event is TradeExecuted => event.kind === EventKind.tradeExecuted);
+  assert.equal(trades.length, 2);
+  assert.deepEqual(
+    heard,
+    trades.map((trade) => [trade.tradeId, 1, 2, oneEthLots, trade.takerFeeAtoms]),
+  );
   h.audit();
 });

@@ -33,7 +33,7 @@
  */
 import { assert } from './assert.ts';
 import { CommandKind, type Command, type DomainCommand, type GroupKind, type Mode, type OrderRequest } from './commands.ts';
-import type { EngineEvent } from './events.ts';
+import type { AmmFill, EngineEvent, TradeExecuted } from './events.ts';
 import { Result, type ResultCode } from './results.ts';
 import { noTimerMs, type DomainModule } from './domain-module.ts';
 import type { DomainPort } from './port.ts';
@@ -54,7 +54,7 @@ export type { EngineOptions } from './engine-state.ts';
 
 export class Engine extends EngineState implements DomainPort {
   /** The domain modules, in registration order (the order their timers run and their state is hashed). */
-  readonly domains: readonly DomainModule[];
+  readonly domains: DomainModule[] = [];
   /** Domain modules by the core command kind they handle (the TWAP commands of format 4). */
   private readonly domainByKind: Array<DomainModule | undefined> = [];
   /** Domain modules by the domain command type they handle. */
@@ -64,7 +64,8 @@ export class Engine extends EngineState implements DomainPort {
     super(options);
     this.takerFills = new TakerFills(this);
     this.paperPrints = new PaperPrintFills(this);
-    this.domains = options.domains?.(this) ?? [];
+    // One by one, so that a module being made finds the ones made before it through `domain(name)`.
+    for (const make of options.domains ?? []) this.domains.push(make(this));
     for (const domain of this.domains) {
       for (const kind of domain.commandKinds) {
         assert(this.domainByKind[kind] === undefined, `two domains handle command kind ${kind}`);
@@ -158,6 +159,10 @@ export class Engine extends EngineState implements DomainPort {
 
   domain(name: string): DomainModule | undefined {
     return this.domains.find((domain) => domain.name === name);
+  }
+
+  onTrade(listener: (fill: TradeExecuted | AmmFill) => void): void {
+    this.tradeListeners.push(listener);
   }
 
   /** Runs the timers of every module that has one due now; refused when none is due (nothing to journal). */

@@ -18,14 +18,22 @@
  * - Other domains: `domain(name)` returns another module (registered earlier in engine/domains/index.ts)
  *   for its read-only queries, e.g. the price oracle's prices.
  *
- * Opening books for instruments a domain defines (a YES/NO book per asset of a market, a book per arena
- * team) joins the port with the first domain that trades them (prediction markets).
+ * - Fills: `onTrade` calls a domain after every exchange fill (volume, streaks, tiers follow real trading).
+ * - Settings: `settings` gives the engine's fee rates, for domains that charge the platform's fees.
+ *
+ * Books for instruments a domain defines (a YES/NO book per asset, a book per arena team) are the core's
+ * Book (book/book.ts) made by the domain's own FastBookFactory over its own order slots: matching rules
+ * differ per instrument (minting collateral, house quotes), the price-time priority does not.
+ *
+ * Modules are made one by one in the domain list's order; while a module is made, `domain(name)` finds
+ * the modules made before it, so it registers its listeners (a price-tick listener, `onTrade`) at once,
+ * in the same order on a live engine and on a restored one.
  */
 import type { GroupKind, OrderRequest } from './commands.ts';
 import type { OrderReport, DomainModule } from './domain-module.ts';
-import type { EngineEvent } from './events.ts';
+import type { AmmFill, EngineEvent, TradeExecuted } from './events.ts';
 import type { Ledger } from './ledger.ts';
-import type { EngineLimits } from './limits.ts';
+import type { EngineLimits, EngineSettings } from './limits.ts';
 import type { ResultCode } from './results.ts';
 import type { Markets } from './units.ts';
 
@@ -38,6 +46,8 @@ export type LedgerPort = Pick<
 export interface DomainPort {
   readonly markets: Markets;
   readonly limits: EngineLimits;
+  /** The engine's fee settings (taker and maker bps): a domain charging the platform's fees reads them here. */
+  readonly settings: EngineSettings;
   readonly ledger: LedgerPort;
   /** How the order placed by the last watching `placeGroupOrder` ended. */
   readonly orderReport: OrderReport;
@@ -46,4 +56,12 @@ export interface DomainPort {
   placeGroupOrder(request: OrderRequest, groupKind: GroupKind, groupId: number, watch: boolean): ResultCode;
   emit(event: EngineEvent): void;
   domain(name: string): DomainModule | undefined;
+  /**
+   * Calls `listener` after every exchange fill (TradeExecuted against a resting order, AmmFill against a
+   * venue), inside the command that made it, so a domain can follow real trading (volume, streaks)
+   * deterministically. The event object is reused by the engine: copy what you keep. The listener must not
+   * place, cancel or amend orders (the match is in progress) and must not fail; it may record and emit.
+   * Register while the module is made.
+   */
+  onTrade(listener: (fill: TradeExecuted | AmmFill) => void): void;
 }

@@ -11,6 +11,7 @@
 import type { DomainCodecs } from './registry.ts';
 import { DomainRegistry } from './registry.ts';
 import type { DomainFactory } from '../core/domain.ts';
+import type { DomainPort } from '../core/port.ts';
 import type { Engine } from '../core/engine.ts';
 import { Twaps } from './exchange-algos/twaps.ts';
 import { pricesDomain } from './prices/index.ts';
@@ -32,7 +33,7 @@ export const domainRegistry: DomainCodecs = new DomainRegistry([
  * Makes an engine's modules: the exchange algos (core command kinds of journal format 4, so not a
  * descriptor of the list) and then every listed domain.
  */
-export const platformDomains: DomainFactory = (port) => [new Twaps(port), ...domainRegistry.descriptors.map((descriptor) => descriptor.create(port))];
+export const platformDomains: DomainFactory = [(port) => new Twaps(port), ...domainRegistry.descriptors.map((descriptor) => (port: DomainPort) => descriptor.create(port))];
 
 /** Fresh generators of every listed domain's commands, for the seeded simulation (CommandGenerator's `domains`). */
 export const domainGenerators = () => domainRegistry.descriptors.map((descriptor) => descriptor.simulation());

@@ -101,6 +101,7 @@ export class TakerFills implements MatchHandler {
     event.takerRemainingLots = store.quantityLots[takerSlot]! - store.filledLots[takerSlot]!;
     event.makerRemainingLots = makerRemainingLots;
     engine.sink.onEvent(event);
+    if (engine.tradeListeners.length !== 0) for (const listener of engine.tradeListeners) listener(event);
 
     if (makerRemainingLots === 0) finishFilled(engine, makerSlot);
   }

@@ -125,4 +125,5 @@ export function emitAmmFill(engine: EngineState, context: BookContext, slot: num
   event.chainId = chainId;
   event.txHash = simTxHash(context.mode === Mode.live ? SimHashDomain.ammFill : SimHashDomain.paperFill, event.tradeId);
   engine.sink.onEvent(event);
+  if (engine.tradeListeners.length !== 0) for (const listener of engine.tradeListeners) listener(event);
 }

@@ -216,13 +216,14 @@ export class Arena implements DomainModule, MatchHandler {
       this.atomsPerTickLot = 10 ** (usdc.decimals - 5);
       this.atomsPerTick = 10 ** (usdc.decimals - 2);
     }
+    // The prices module is made before the arena (engine/domains/index.ts), so its listener is registered
+    // now, in the domain list's order, alike on a live engine and a restored one: listeners of several
+    // domains then run, and emit their events, in the same order everywhere. Before the seed a tick moves
+    // nothing (onTicked checks). A module made without prices (a read view) registers at its seed.
+    if (this.prices() !== undefined) this.listenToTicks();
   }
 
-  /**
-   * Listens to the oracle's ticks from the moment the arena exists (its seed, or its restore). Not at
-   * create: the engine makes every module before any can be found through the port; and before the seed
-   * a tick has nothing to move, so a listener registered at the seed misses nothing.
-   */
+  /** Listens to the oracle's ticks, once. */
   private listenToTicks(): void {
     if (this.listening) return;
     const prices = this.prices();

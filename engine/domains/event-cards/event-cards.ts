@@ -199,13 +199,14 @@ export class EventCards implements DomainModule {
   /** Whether the module listens to the prices module's ticks yet. */
   private listening = false;
 
-  constructor(private readonly port: DomainPort) {}
+  constructor(private readonly port: DomainPort) {
+    // The prices module is made before this one (engine/domains/index.ts): the listener is registered now,
+    // in the domain list's order, alike on a live engine and a restored one, so listeners of several
+    // domains run in the same order everywhere. Ticks before the first listing move nothing (onTicked).
+    this.listen();
+  }
 
-  /**
-   * Registers the tick listener, once, when the first card is listed or restored: the engine's module list
-   * is complete only after every module is made, so the constructor cannot reach the prices module, and
-   * ticks matter only once a card exists. Engines built without prices never move a card's index.
-   */
+  /** Registers the tick listener, once. Engines built without prices never move a card's index. */
   private listen(): void {
     if (this.listening) return;
     const prices = this.prices();

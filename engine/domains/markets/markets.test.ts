@@ -424,7 +424,7 @@ test('a seeded stream replays through the frame codec to the same hash, restores
   assert.equal(stateHash(resumed), stateHash(h.engine));
 
   // The same stream over the reference book: the same events and the same hash.
-  const reference: DomainFactory = (port) => [new Twaps(port), new Prices(port), new MarketsModule(port, new ReferenceBookFactory())];
+  const reference: DomainFactory = [(port) => new Twaps(port), (port) => new Prices(port), (port) => new MarketsModule(port, new ReferenceBookFactory())];
   const r = new Harness(reference);
   seededRun(r, 5, 6_000);
   assert.deepEqual(r.sink.events, h.sink.events);
