@@ -6,16 +6,15 @@
  * journal codec to the same state hash and restores from a snapshot to it.
  */
 import { test } from 'node:test';
+import { checkReplayAndRestore } from '../../journal/replay-check.ts';
 import assert from 'node:assert/strict';
 import { Engine } from '../../core/engine.ts';
 import { CollectingSink, EventKind, type EngineEvent } from '../../core/events.ts';
 import { CommandKind, type Command } from '../../core/commands.ts';
 import { domainCommand } from '../../core/domain.ts';
 import { Result, type ResultCode } from '../../core/results.ts';
-import { restoreSnapshot, takeSnapshot } from '../../core/snapshot.ts';
 import { stateHash } from '../../core/state-hash.ts';
 import { Prng } from '../../core/sim/generator.ts';
-import { FrameDecoder, FrameEncoder, FrameStatus } from '../../journal/codec.ts';
 import { loadMarkets } from '../../runtime/markets.ts';
 import { platformDomains } from '../index.ts';
 import { PricesCommandType, PriceSource, type PostPriceTicks } from '../prices/commands.ts';
@@ -365,17 +364,7 @@ test('a seeded run conserves every account and share after each command, replays
   assert.ok(resolved.some((record) => record.paidAtoms > 0), 'bonuses were paid');
   for (const userId of simulationUsers) assert.ok(h.arena.position(userId, 0).freeLots + h.arena.position(userId, 1).freeLots >= 0);
 
-  const encoder = new FrameEncoder(64);
-  for (const command of h.journal) assert.ok(encoder.append(command) > 0);
-  const decoder = new FrameDecoder(encoder.bytes());
-  const replayed = new Engine({ markets, domains: platformDomains });
-  for (let command = decoder.next(); command !== null; command = decoder.next()) assert.equal(replayed.apply(command), Result.ok);
-  assert.equal(decoder.status, FrameStatus.ok);
-  assert.equal(stateHash(replayed), stateHash(h.engine));
-
-  const restored = new Engine({ markets, domains: platformDomains });
-  restoreSnapshot(restored, takeSnapshot(h.engine));
-  assert.equal(stateHash(restored), stateHash(h.engine));
+  const { restored } = checkReplayAndRestore(h.engine, h.journal, () => new Engine({ markets, domains: platformDomains }));
   // The restored arena goes on exactly as the original: the same commands give the same state.
   for (let index = 0; index < 300; index++) {
     const command = index % 5 === 0 ? pricesSim.next(random, h.now) : arenaSim.next(random, h.now);

@@ -6,6 +6,7 @@
  * seeded random run; replay through the journal codec to the same state hash; snapshot and restore.
  */
 import { test } from 'node:test';
+import { checkReplayAndRestore } from '../../journal/replay-check.ts';
 import assert from 'node:assert/strict';
 import { CommandKind, type Command } from '../../core/commands.ts';
 import { domainCommand } from '../../core/domain.ts';
@@ -13,10 +14,9 @@ import { Engine } from '../../core/engine.ts';
 import { CollectingSink, EventKind, type EngineEvent } from '../../core/events.ts';
 import { domainUserId } from '../../core/limits.ts';
 import { Result, type ResultCode } from '../../core/results.ts';
-import { restoreSnapshot, takeSnapshot } from '../../core/snapshot.ts';
+import { takeSnapshot } from '../../core/snapshot.ts';
 import { stateHash } from '../../core/state-hash.ts';
 import { Prng } from '../../core/sim/generator.ts';
-import { FrameDecoder, FrameEncoder, FrameStatus } from '../../journal/codec.ts';
 import { loadMarkets } from '../../runtime/markets.ts';
 import { platformDomains } from '../index.ts';
 import { PricesCommandType, PriceSource, type PostPriceTicks } from '../prices/commands.ts';
@@ -409,18 +409,8 @@ test('a seeded random run conserves every ledger account and exercises every eve
 
 test('a journal with card activity replays through the frame codec to the same state hash; a snapshot restores it', () => {
   const h = seededRun(9, 4_000);
-  const encoder = new FrameEncoder(64);
-  for (const command of h.journal) assert.ok(encoder.append(command) > 0);
-  const decoder = new FrameDecoder(encoder.bytes());
-  const replayed = new Engine({ markets, domains: platformDomains });
-  for (let command = decoder.next(); command !== null; command = decoder.next()) assert.equal(replayed.apply(command), Result.ok);
-  assert.equal(decoder.status, FrameStatus.ok);
-  assert.equal(stateHash(replayed), stateHash(h.engine));
+  const { restored } = checkReplayAndRestore(h.engine, h.journal, () => new Engine({ markets, domains: platformDomains }));
   assert.ok(h.cards.listedCards().length === 3);
-
-  const restored = new Engine({ markets, domains: platformDomains });
-  restoreSnapshot(restored, takeSnapshot(h.engine));
-  assert.equal(stateHash(restored), stateHash(h.engine));
   // The restored engine goes on exactly as the original: the same next commands give the same hash.
   const more = seededRun(10, 300).journal.filter((command) => command.kind === 17);
   for (const command of more) {

@@ -6,6 +6,7 @@
  * the fast book against the reference book over a seeded stream.
  */
 import { test } from 'node:test';
+import { checkReplayAndRestore } from '../../journal/replay-check.ts';
 import assert from 'node:assert/strict';
 import { CommandKind, type Command } from '../../core/commands.ts';
 import { domainCommand, type DomainFactory } from '../../core/domain.ts';
@@ -16,7 +17,6 @@ import { Result, type ResultCode } from '../../core/results.ts';
 import { restoreSnapshot, takeSnapshot } from '../../core/snapshot.ts';
 import { stateHash } from '../../core/state-hash.ts';
 import { Prng } from '../../core/sim/generator.ts';
-import { FrameDecoder, FrameEncoder, FrameStatus } from '../../journal/codec.ts';
 import { loadMarkets } from '../../runtime/markets.ts';
 import { Twaps } from '../exchange-algos/twaps.ts';
 import { platformDomains } from '../index.ts';
@@ -402,17 +402,7 @@ test('a seeded stream replays through the frame codec to the same hash, restores
   assert.ok(h.domainEvents(MarketsEventType.marketCompleted).length >= 10, 'markets completed');
   assert.ok(h.domainEvents(MarketsEventType.marketTradeExecuted).length >= 100, 'trades happened');
 
-  const encoder = new FrameEncoder(64);
-  for (const command of h.journal) assert.ok(encoder.append(command) > 0);
-  const decoder = new FrameDecoder(encoder.bytes());
-  const replayed = new Engine({ markets, domains: platformDomains });
-  for (let command = decoder.next(); command !== null; command = decoder.next()) assert.equal(replayed.apply(command), Result.ok);
-  assert.equal(decoder.status, FrameStatus.ok);
-  assert.equal(stateHash(replayed), stateHash(h.engine));
-
-  const restored = new Engine({ markets, domains: platformDomains });
-  restoreSnapshot(restored, takeSnapshot(h.engine));
-  assert.equal(stateHash(restored), stateHash(h.engine));
+  const { restored } = checkReplayAndRestore(h.engine, h.journal, () => new Engine({ markets, domains: platformDomains }));
   // A snapshot taken halfway (open markets, resting orders, stakes) goes on exactly as the original.
   const half = Math.floor(h.journal.length / 2);
   const first = new Engine({ markets, domains: platformDomains });

@@ -9,6 +9,7 @@
  * PRED has 6 ledger decimals: 1 PRED is 1 000 000 atoms.
  */
 import { test } from 'node:test';
+import { checkReplayAndRestore } from '../../journal/replay-check.ts';
 import assert from 'node:assert/strict';
 import { CommandKind, type Command, type Mode } from '../../core/commands.ts';
 import { domainCommand, noTimerMs } from '../../core/domain.ts';
@@ -16,10 +17,8 @@ import { Engine } from '../../core/engine.ts';
 import { CollectingSink, EventKind, type EngineEvent } from '../../core/events.ts';
 import type { EngineLimits } from '../../core/limits.ts';
 import { Result, resultCode, type ResultCode } from '../../core/results.ts';
-import { restoreSnapshot, takeSnapshot } from '../../core/snapshot.ts';
 import { stateHash } from '../../core/state-hash.ts';
 import { Prng } from '../../core/sim/generator.ts';
-import { FrameDecoder, FrameEncoder, FrameStatus } from '../../journal/codec.ts';
 import { loadMarkets } from '../../runtime/markets.ts';
 import { platformDomains } from '../index.ts';
 import { PricesCommandType, PriceSource, type PostPriceTicks } from '../prices/commands.ts';
@@ -381,17 +380,7 @@ test('a simulated journal conserves money, replays through the frame codec to th
   assert.ok(resolutions.some((event) => event.payouts.some((payout) => payout.predictionId > 0 && payout.payoutAtoms > payout.stakeAtoms)), 'someone won');
   assert.ok(h.perpetual.lastPredictionId > 1000);
 
-  const encoder = new FrameEncoder(64);
-  for (const command of h.journal) assert.ok(encoder.append(command) > 0);
-  const decoder = new FrameDecoder(encoder.bytes());
-  const replayed = new Engine({ markets, domains: platformDomains });
-  for (let command = decoder.next(); command !== null; command = decoder.next()) assert.equal(replayed.apply(command), Result.ok);
-  assert.equal(decoder.status, FrameStatus.ok);
-  assert.equal(stateHash(replayed), stateHash(h.engine));
-
-  const restored = new Engine({ markets, domains: platformDomains });
-  restoreSnapshot(restored, takeSnapshot(h.engine));
-  assert.equal(stateHash(restored), stateHash(h.engine));
+  const { restored } = checkReplayAndRestore(h.engine, h.journal, () => new Engine({ markets, domains: platformDomains }));
   assert.equal(perpetualOf(restored).nextTimerMs(), h.perpetual.nextTimerMs());
   assert.notEqual(h.perpetual.nextTimerMs(), noTimerMs);
 

@@ -4,15 +4,14 @@
  * real frame codec, to the same state hash; a snapshot restores to it too.
  */
 import { test } from 'node:test';
+import { checkReplayAndRestore } from '../../journal/replay-check.ts';
 import assert from 'node:assert/strict';
 import { Engine } from '../../core/engine.ts';
 import { CollectingSink, EventKind } from '../../core/events.ts';
 import type { Command } from '../../core/commands.ts';
 import { domainCommand } from '../../core/domain.ts';
 import { Result, resultCode, type ResultCode } from '../../core/results.ts';
-import { restoreSnapshot, takeSnapshot } from '../../core/snapshot.ts';
 import { stateHash } from '../../core/state-hash.ts';
-import { FrameDecoder, FrameEncoder, FrameStatus } from '../../journal/codec.ts';
 import { loadMarkets } from '../../runtime/markets.ts';
 import { platformDomains, pricesOf } from '../index.ts';
 import { PricesCommandType, PricesEventType, PricesResult, PriceSource, closesKeptMax, msPerDay, priceAssetsMax, type PostPriceTicks, type SeedPriceHistory } from './commands.ts';
@@ -167,17 +166,7 @@ test('a journal of ticks replays through the frame codec to the same state hash,
   }
   assert.ok(h.journal.length > 2000, 'most commands were accepted');
   assert.ok(h.prices.symbols().length >= 8);
-  const encoder = new FrameEncoder(64);
-  for (const command of h.journal) assert.ok(encoder.append(command) > 0);
-  const decoder = new FrameDecoder(encoder.bytes());
-  const replayed = new Engine({ markets, domains: platformDomains });
-  for (let command = decoder.next(); command !== null; command = decoder.next()) assert.equal(replayed.apply(command), Result.ok);
-  assert.equal(decoder.status, FrameStatus.ok);
-  assert.equal(stateHash(replayed), stateHash(h.engine));
-
-  const restored = new Engine({ markets, domains: platformDomains });
-  restoreSnapshot(restored, takeSnapshot(h.engine));
-  assert.equal(stateHash(restored), stateHash(h.engine));
+  const { restored } = checkReplayAndRestore(h.engine, h.journal, () => new Engine({ markets, domains: platformDomains }));
   assert.deepEqual(pricesOf(restored).closes('BTC', 400), h.prices.closes('BTC', 400));
 
   // A different price anywhere gives a different hash.
