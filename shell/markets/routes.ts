@@ -20,7 +20,7 @@ import { Type } from '@sinclair/typebox';
 import { domainCommand } from '../../engine/core/domain.ts';
 import { EventKind } from '../../engine/core/events.ts';
 import { Result, resultCode, resultMessage, type ResultCode } from '../../engine/core/results.ts';
-import { amountToAtoms, formatAtoms, formatSteps, parseStep, toSteps, newConversion, type Asset, type Markets } from '../../engine/core/units.ts';
+import { amountToAtoms, formatAtoms, toSteps, newConversion, type Asset, type Markets } from '../../engine/core/units.ts';
 import {
   AssetType,
   MarketsCommandType,
@@ -51,8 +51,9 @@ import type { ShellContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { enqueue } from '../http/exchange-orders.ts';
 import { declareRoute, type Later, type RequestContext, type Route } from '../http/route-table.ts';
-import { changePercent, formatPriceE8 } from '../prices/records.ts';
-import type { MarketView, SideLevels } from './view.ts';
+import { formatPriceE8 } from '../prices/records.ts';
+import type { MarketView } from './view.ts';
+import { bookRecord, formatTicks, resultsRecord, tick } from './records.ts';
 import { MarketsView } from './view.ts';
 
 /** Markets one list page may hold, and the default. */
@@ -60,8 +61,6 @@ export const listLimitMax = 1_000;
 export const listLimitDefault = 100;
 /** Contract addresses one list request may filter by. */
 export const tickersPerRequestMax = 100;
-/** One tick of price and one lot of quantity: 0.001. */
-const tick = parseStep('0.001');
 
 const tags = ['Prediction markets, pricing, trading'];
 const decimal = Type.Union([Type.String({ minLength: 1, maxLength: 40 }), Type.Number()]);
@@ -89,7 +88,6 @@ function refusal(result: ResultCode): ApiError {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-export const formatTicks = (ticks: number) => formatSteps(ticks, tick);
 
 function parseTime(field: string, value: string): number {
   const ms = isoUtc.test(value) ? Date.parse(value) : Number.NaN;
@@ -155,11 +153,6 @@ export function marketsRoutes(options: MarketsRoutesOptions): Route[] {
       winners: market.completion === null ? null : market.completion.winners.map((index) => market.assets[index]!),
     };
   };
-
-  const levels = (side: SideLevels, descending: boolean) =>
-    [...side.entries()]
-      .sort((a, b) => (descending ? b[0] - a[0] : a[0] - b[0]))
-      .map(([price, level]) => ({ price: formatTicks(price), quantity: formatTicks(level.lots), orders: level.orders }));
 
   const orderRecord = (market: MarketView, order: { orderId: number; userId: number; assetIndex: number; side: number; priceTicks: number; lots: number; remainingLots: number; createdMs: number }, status: string) => ({
     order_id: String(order.orderId),
@@ -332,43 +325,7 @@ export function marketsRoutes(options: MarketsRoutesOptions): Route[] {
       summary: 'Standings (start and end price, change, rank per asset), winners, the WTA pool with its bets and payouts, and the position payouts',
       handler: (request) => {
         const market = marketOf(request, 'contract_address');
-        const token = tokenOf(market);
-        const completion = market.completion;
-        const standings = market.assets.map((asset, index) => {
-          const start = market.startPricesE8?.[index] ?? null;
-          const end = completion?.endPricesE8[index] ?? null;
-          return {
-            asset,
-            start_price: start === null ? null : formatPriceE8(start),
-            end_price: end === null ? null : formatPriceE8(end),
-            change_pct: start === null || end === null ? null : changePercent(end, start),
-            rank: completion?.ranks[index] ?? null,
-          };
-        });
-        const bets =
-          completion === null
-            ? [...market.stakes.values()].map((stake) => ({ user_id: stake.userId, asset: market.assets[stake.assetIndex]!, amount: formatAtoms(stake.amountAtoms, token) }))
-            : completion.betPayouts.map((payout) => ({ user_id: payout.userId, asset: market.assets[payout.assetIndex]!, amount: formatAtoms(payout.stakeAtoms, token) }));
-        const positionsTotal = completion === null ? 0 : completion.positionPayouts.reduce((sum, payout) => sum + payout.atoms, 0);
-        return {
-          body: {
-            contract_address: market.address,
-            market_id: market.marketId,
-            status: marketStatusNames[market.status],
-            token: token.symbol,
-            standings,
-            winners: completion === null ? null : completion.winners.map((index) => market.assets[index]!),
-            wta: {
-              pool: formatAtoms(completion?.poolAtoms ?? market.poolAtoms, token),
-              bets,
-              payouts: completion === null ? [] : completion.betPayouts.map((payout) => ({ user_id: payout.userId, asset: market.assets[payout.assetIndex]!, stake: formatAtoms(payout.stakeAtoms, token), payout: formatAtoms(payout.payoutAtoms, token) })),
-              remainder: completion === null ? null : formatAtoms(completion.remainderAtoms, token),
-              refunded: completion === null ? null : completion.refunded,
-            },
-            positions_payouts: completion === null ? [] : completion.positionPayouts.map((payout) => ({ user_id: payout.userId, shares: formatTicks(payout.lots), payout: formatAtoms(payout.atoms, token) })),
-            positions_payout_total: formatAtoms(positionsTotal, token),
-          },
-        };
+        return { body: resultsRecord(market, tokenOf(market)) };
       },
     }),
     declareRoute({
@@ -386,22 +343,7 @@ export function marketsRoutes(options: MarketsRoutesOptions): Route[] {
       handler: (request) => {
         const market = marketOf(request, 'contract_address');
         const index = assetIndexOf(market, 'query.asset', request.query.asset);
-        const book = market.books[index]!;
-        const bids = levels(book.bids, true);
-        const asks = levels(book.asks, false);
-        const bestBid = bids.length === 0 ? null : Math.max(...book.bids.keys());
-        const bestAsk = asks.length === 0 ? null : Math.min(...book.asks.keys());
-        return {
-          body: {
-            contract_address: market.address,
-            asset: market.assets[index]!,
-            bids,
-            asks,
-            best_bid: bestBid === null ? null : formatTicks(bestBid),
-            best_ask: bestAsk === null ? null : formatTicks(bestAsk),
-            spread: bestBid === null || bestAsk === null ? null : formatTicks(bestAsk - bestBid),
-          },
-        };
+        return { body: { contract_address: market.address, ...bookRecord(market, index) } };
       },
     }),
     declareRoute({

@@ -12,7 +12,6 @@
  * bet bounds are in the token's atoms. Times are journaled milliseconds.
  */
 import type { DomainCommandCodec, FieldReader, FieldWriter } from '../../core/domain.ts';
-import { defaultSettings } from '../../core/limits.ts';
 import { domainResult } from '../../core/results.ts';
 
 export const marketsDomainId = 2;
@@ -51,8 +50,7 @@ export const restingOrdersPerBookMax = 100_000;
 export const priceLevelsPerSideMax = priceTicksMax;
 /** Distinct (user, asset) stakes of one market's WTA pool. */
 export const stakesPerMarketMax = 100_000;
-/** Taker fee (the engine settings' default) and maker fee in basis points of the traded notional. */
-export const marketTakerFeeBps = defaultSettings.takerFeeBps;
+/** Maker fee in basis points of the traded notional; the taker pays the engine's taker fee (port.settings). */
 export const marketMakerFeeBps = 0;
 
 /** The asset types the shell's catalogue knows (fixtures/oracle-assets.json). */

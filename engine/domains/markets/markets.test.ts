@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { CommandKind, type Command } from '../../core/commands.ts';
 import { domainCommand, type DomainFactory } from '../../core/domain.ts';
 import { Engine } from '../../core/engine.ts';
+import type { EngineSettings } from '../../core/limits.ts';
 import { CollectingSink, EventKind, type EngineEvent } from '../../core/events.ts';
 import { ReferenceBookFactory } from '../../core/book/reference-book.ts';
 import { Result, type ResultCode } from '../../core/results.ts';
@@ -53,8 +54,8 @@ class Harness {
   private seq = 0;
   now = t0;
 
-  constructor(domains: DomainFactory = platformDomains) {
-    this.engine = new Engine({ markets, sink: this.sink, domains });
+  constructor(domains: DomainFactory = platformDomains, settings: Partial<EngineSettings> = {}) {
+    this.engine = new Engine({ markets, sink: this.sink, domains, settings });
     for (let userId = 1; userId <= 6; userId++) this.apply({ kind: CommandKind.deposit, seq: 0, ts: 0, userId, mode: 0, assetId: usdc.id, amountAtoms: startQuote });
     this.ticks({ BTC: 100_000_00000000, ETH: 3_000_00000000, SOL: 150_00000000 });
   }
@@ -207,7 +208,7 @@ test('binary book: opening mints pairs into escrow, later trades transfer and cl
   assert.equal(h.order(3, 'BTC', 1, 550, 1_000), Result.ok);
   h.check();
   assert.equal(escrow(), 1_000_000, 'one share fully collateralised');
-  const fee = takerFee(600_000);
+  const fee = takerFee(600_000, h.engine.settings.takerFeeBps);
   assert.equal(fee, 600);
   assert.deepEqual(h.balance(2), { available: startQuote - 600_000, held: 0 });
   assert.deepEqual(h.balance(3), { available: startQuote - 400_000 - fee, held: 0 }, 'the seller paid 1 − 0.600 and the fee');
@@ -224,7 +225,7 @@ test('binary book: opening mints pairs into escrow, later trades transfer and cl
   h.check();
   assert.equal(escrow(), 1_000_000);
   assert.deepEqual(h.balance(2), { available: startQuote + 100_000, held: 0 }, 'bought at 0.600, sold at 0.700');
-  assert.deepEqual(h.balance(4), { available: startQuote - 700_000 - takerFee(700_000), held: 0 }, 'filled at the maker price, the rest released');
+  assert.deepEqual(h.balance(4), { available: startQuote - 700_000 - takerFee(700_000, h.engine.settings.takerFeeBps), held: 0 }, 'filled at the maker price, the rest released');
 
   // User 3 buys back its NO at 0.650 from user 4 selling YES: both close, the escrow pays out the pair.
   assert.equal(h.order(4, 'BTC', 1, 650, 1_000), Result.ok);
@@ -233,11 +234,22 @@ test('binary book: opening mints pairs into escrow, later trades transfer and cl
   assert.equal(escrow(), 0);
   assert.equal(market.longLots[0], 0);
   assert.equal(market.shortLots[0], 0);
-  assert.deepEqual(h.balance(3), { available: startQuote - 400_000 - fee + 350_000 - takerFee(650_000), held: 0 });
+  assert.deepEqual(h.balance(3), { available: startQuote - 400_000 - fee + 350_000 - takerFee(650_000, h.engine.settings.takerFeeBps), held: 0 });
   const trades = h.domainEvents(MarketsEventType.marketTradeExecuted) as MarketTradeExecuted[];
   assert.equal(trades.length, 3);
   assert.deepEqual(trades.map((trade) => trade.priceTicks), [600, 700, 650]);
   assert.deepEqual(trades.map((trade) => trade.takerFeeAtoms), [600, 700, 650]);
+});
+
+test('the taker pays the engine\'s taker fee rate from the port\'s settings, not a rate of its own', () => {
+  const h = new Harness(platformDomains, { takerFeeBps: 25 });
+  h.create();
+  assert.equal(h.order(2, 'BTC', 0, 600, 1_000), Result.ok);
+  assert.equal(h.order(3, 'BTC', 1, 550, 1_000), Result.ok);
+  h.check();
+  assert.equal(takerFee(600_000, 25), 1_500);
+  assert.equal(h.fees(), 1_500, '25 bps of the 0.600 notional');
+  assert.deepEqual(h.balance(3), { available: startQuote - 400_000 - 1_500, held: 0 });
 });
 
 test('orders: partial fills rest at the limit, cancel releases holds and reservations, self-trades cancel the taker', () => {
@@ -249,7 +261,7 @@ test('orders: partial fills rest at the limit, cancel releases holds and reserva
   h.check();
   const resting = h.module.order(2)!;
   assert.equal(resting.remainingLots, 1_500);
-  assert.deepEqual(h.balance(3), { available: startQuote - 200_000 - takerFee(200_000) - 675_000, held: 675_000 });
+  assert.deepEqual(h.balance(3), { available: startQuote - 200_000 - takerFee(200_000, h.engine.settings.takerFeeBps) - 675_000, held: 675_000 });
   // Self-trade: user 3 selling into its own bid is cancelled as taker; nothing trades.
   const tradesBefore = h.domainEvents(MarketsEventType.marketTradeExecuted).length;
   assert.equal(h.order(3, 'ETH', 1, 450, 100), Result.ok);
@@ -259,7 +271,7 @@ test('orders: partial fills rest at the limit, cancel releases holds and reserva
   assert.equal(h.cancel(2, 2), MarketsResult.orderNotFound, 'someone else\'s order');
   assert.equal(h.cancel(3, 2, 9), MarketsResult.marketNotFound);
   assert.equal(h.cancel(3, 2), Result.ok);
-  assert.deepEqual(h.balance(3), { available: startQuote - 200_000 - takerFee(200_000), held: 0 });
+  assert.deepEqual(h.balance(3), { available: startQuote - 200_000 - takerFee(200_000, h.engine.settings.takerFeeBps), held: 0 });
   assert.equal(h.cancel(3, 2), MarketsResult.orderNotFound, 'already gone');
   h.check();
 });

@@ -38,7 +38,6 @@ import {
   marketDurationMsMax,
   marketNameCharsMax,
   marketStartLeadMsMax,
-  marketTakerFeeBps,
   marketsDomainId,
   marketsMax,
   openOrdersPerUserPerMarketMax,
@@ -75,18 +74,14 @@ const feeUserId = 0;
 export const escrowUserId = domainUserId(marketsDomainId, 0);
 export const poolUserId = domainUserId(marketsDomainId, 1);
 
-/** ceil(numerator / denominator) for non-negative safe integers, exact. */
-function ceilDiv(numerator: number, denominator: number): number {
-  let quotient = Math.floor(numerator / denominator);
-  // The float division may land one off next to an integer; step back onto the exact quotient.
-  while (quotient * denominator > numerator) quotient--;
-  while ((quotient + 1) * denominator <= numerator) quotient++;
-  return quotient * denominator === numerator ? quotient : quotient + 1;
-}
-
-/** The fee on a notional at the taker rate, rounded up to the atom. */
-export function takerFee(notionalAtoms: number): number {
-  return ceilDiv(notionalAtoms * marketTakerFeeBps, bpsDenominator);
+/**
+ * The fee on a notional at the engine's taker rate (port.settings), rounded up to the atom. The product of
+ * a notional and a rate of up to 10 000 bps can pass 2^53, so it is taken exactly in bigint.
+ */
+export function takerFee(notionalAtoms: number, takerFeeBps: number): number {
+  const product = BigInt(notionalAtoms) * BigInt(takerFeeBps);
+  const denominator = BigInt(bpsDenominator);
+  return Number((product + denominator - 1n) / denominator);
 }
 
 /** One user's gross positions in one market, per asset index. */
@@ -434,7 +429,7 @@ export class MarketsModule implements DomainModule, MatchHandler {
     const position = market.positions.get(body.userId);
     const coveredLots = side === 1 && position !== undefined ? Math.min(lots, position.long[assetIndex]! - position.reservedLong[assetIndex]!) : 0;
     const collateralAtoms = side === 0 ? priceTicks * lots * perLot : (ticksPerShare - priceTicks) * (lots - coveredLots) * perLot;
-    const feeCapAtoms = takerFee((side === 0 ? priceTicks : priceTicksMax) * lots * perLot);
+    const feeCapAtoms = takerFee((side === 0 ? priceTicks : priceTicksMax) * lots * perLot, this.port.settings.takerFeeBps);
     const holdAtoms = collateralAtoms + feeCapAtoms;
     if (account === noAccount || ledger.availableAtoms(account, market.tokenIndex) < holdAtoms) return Result.insufficientBalance;
     const escrow = ledger.findOrOpen(escrowUserId, live);
@@ -591,7 +586,7 @@ export class MarketsModule implements DomainModule, MatchHandler {
 
     // The taker's fee on its cumulative notional, out of the fee cap it holds.
     taker.takerNotionalAtoms += priceTicks * lots * perLot;
-    const fee = takerFee(taker.takerNotionalAtoms) - taker.feePaidAtoms;
+    const fee = takerFee(taker.takerNotionalAtoms, this.port.settings.takerFeeBps) - taker.feePaidAtoms;
     if (fee > 0) {
       ledger.payFromHeld(taker.account, ledger.find(feeUserId, live), token, fee);
       taker.feePaidAtoms += fee;
