@@ -256,3 +256,41 @@ test('initial topics are subscribed as the connection opens, each with its snaps
     uWS.us_listen_socket_close(socket);
   }
 });
+
+test('two streams on one app may use the same keys: each subscriber hears only its own stream', async () => {
+  const app = uWS.App();
+  const make = (path: string) =>
+    new TopicStream<null>({
+      path,
+      channels: ['trades'],
+      backpressureBytes: 64 * 1024,
+      connectionsMax: 2,
+      route: () => null,
+      topicOf: () => ({ key: 'same', fields: {} }),
+      snapshot: () => null,
+    });
+  const first = make('/ws/first');
+  const second = make('/ws/second');
+  first.mount(app);
+  second.mount(app);
+  const socket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
+    app.listen('127.0.0.1', 0, (listen) => (listen === false ? reject(new Error('cannot listen')) : resolve(listen)));
+  });
+  try {
+    const port = uWS.us_socket_local_port(socket as unknown as uWS.us_socket);
+    const client = new Client(port, '/ws/first');
+    await client.open();
+    client.send({ action: 'subscribe', channel: 'trades' });
+    await client.next(1);
+    second.publish('same', { type: 'trade', from: 'second' });
+    first.publish('same', { type: 'trade', from: 'first' });
+    client.send({ action: 'ping' });
+    const messages = await client.next(3);
+    assert.deepEqual(messages.slice(1), [{ type: 'trade', from: 'first', seq: 1 }, { type: 'pong' }]);
+    client.socket.close();
+  } finally {
+    first.closeAll();
+    second.closeAll();
+    uWS.us_listen_socket_close(socket);
+  }
+});

@@ -60,8 +60,12 @@ interface Subscriber<Route> {
   subscriptions: number;
 }
 
-function uwsTopic(key: string, encoding: Encoding): string {
-  return `${encoding === 'json' ? 'j' : 'm'}:${key}`;
+/**
+ * The uWS topic of a key. uWS topics are shared by the whole app, so the stream's path is part of the
+ * name: two streams may use the same keys without each other's subscribers getting their messages.
+ */
+function uwsTopic(path: string, key: string, encoding: Encoding): string {
+  return `${encoding === 'json' ? 'j' : 'm'}:${path}:${key}`;
 }
 
 export class TopicStream<Route> {
@@ -117,8 +121,8 @@ export class TopicStream<Route> {
     this.seqs.set(key, seq);
     const app = this.app;
     if (app === null) return;
-    const jsonTopic = uwsTopic(key, 'json');
-    const msgpackTopic = uwsTopic(key, 'msgpack');
+    const jsonTopic = uwsTopic(this.options.path, key, 'json');
+    const msgpackTopic = uwsTopic(this.options.path, key, 'msgpack');
     const json = app.numSubscribers(jsonTopic) > 0;
     const msgpack = app.numSubscribers(msgpackTopic) > 0;
     if (!json && !msgpack) return;
@@ -193,7 +197,7 @@ export class TopicStream<Route> {
       if (error instanceof ApiError) return this.refuse(ws, error.code, error.message);
       throw error;
     }
-    const name = uwsTopic(choice.key, subscriber.encoding);
+    const name = uwsTopic(this.options.path, choice.key, subscriber.encoding);
     if (action === 'unsubscribe') {
       if (ws.unsubscribe(name)) subscriber.subscriptions--;
       return this.send(ws, { type: 'unsubscribed', channel, ...choice.fields });
@@ -203,7 +207,7 @@ export class TopicStream<Route> {
 
   private subscribe(ws: WebSocket<Subscriber<Route>>, channel: string, choice: TopicChoice): void {
     const subscriber = ws.getUserData();
-    const name = uwsTopic(choice.key, subscriber.encoding);
+    const name = uwsTopic(this.options.path, choice.key, subscriber.encoding);
     if (ws.isSubscribed(name)) return this.send(ws, { type: 'subscribed', channel, ...choice.fields });
     if (subscriber.subscriptions >= subscriptionsPerConnectionMax) {
       return this.refuse(ws, 'TOO_MANY_SUBSCRIPTIONS', `at most ${subscriptionsPerConnectionMax} topics per connection`);
