@@ -108,10 +108,29 @@ export function botsRoutes(options: BotsRoutesOptions): Route[] {
   const deleteUser = db.prepare('DELETE FROM users WHERE id = ?');
   const usdc = context.markets.assetBySymbol('USDC');
 
+  /**
+   * Paper clones being made (owner and source): a second request for the same paper clone while the first
+   * awaits its command is ALREADY_CLONED too, not a second clone.
+   */
+  const making = new Set<string>();
+
   /** Clones `source` for `ownerUserId`; answers once StartClone is durable. */
   const clone = async (request: RequestContext, ownerUserId: number, source: SourceBot, paper: boolean, legacy: boolean): Promise<Reply> => {
     if (!source.active) return refusal(409, 'SOURCE_INACTIVE', `${source.type} ${source.id} is not active and cannot be cloned`);
-    if (paper && store.hasPaperClone(ownerUserId, source.id)) return refusal(409, 'ALREADY_CLONED', `you already run a paper clone of ${source.type} ${source.id}`);
+    const reservation = `${ownerUserId}:${source.id}`;
+    if (paper && (making.has(reservation) || store.hasPaperClone(ownerUserId, source.id))) {
+      return refusal(409, 'ALREADY_CLONED', `you already run a paper clone of ${source.type} ${source.id}`);
+    }
+    if (!paper) return make(request, ownerUserId, source, paper, legacy);
+    making.add(reservation);
+    try {
+      return await make(request, ownerUserId, source, paper, legacy);
+    } finally {
+      making.delete(reservation);
+    }
+  };
+
+  const make = async (request: RequestContext, ownerUserId: number, source: SourceBot, paper: boolean, legacy: boolean): Promise<Reply> => {
     let walletAddress: string;
     try {
       walletAddress = wallets.generate();
