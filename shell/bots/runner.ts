@@ -4,8 +4,10 @@
  * decides as ordinary commands through the sequencer on the clone's behalf, so they are journaled and
  * checked exactly as a client's (holds, balances, fees). No domain submits another domain's command.
  *
- * A decision is a function of durable state only: the source's parameters (fixtures/bots.json) and the
- * oracle's daily closes as durable batches left them (the latest close is the current price). The signal
+ * A decision is a function of the source's parameters (fixtures/bots.json) and the oracle's daily closes
+ * as durable batches left them (the latest close is the current price); a live species also looks up the
+ * WTA markets the engine holds at the strike. What it submits is journaled, so a replay needs no strategy
+ * and reaches the same state. The signal
  * (shell/bots/strategy.ts) picks the action:
  * - backtest_bot: long buys order_amount USDC worth of SYMBOL at market on SYMBOL/USDC; short sells that
  *   much SYMBOL at market; flat does nothing;
