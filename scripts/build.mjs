@@ -12,7 +12,7 @@
 import { build } from 'esbuild';
 
 await build({
-  entryPoints: ['shell/server.ts', 'shell/read-models/worker.ts', 'engine/runtime/amm-worker.ts'],
+  entryPoints: ['shell/server.ts', 'shell/read-models/worker.ts', 'engine/runtime/amm-worker.ts', 'shell/bots/backtest-worker.ts'],
   outdir: 'dist',
   outbase: '.',
   outExtension: { '.js': '.mjs' },
