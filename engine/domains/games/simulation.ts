@@ -4,7 +4,7 @@
  * orders paid, and duel fees go to that same account. First it funds its own users (291 to 298) and the
  * reward account, then configures one-day and two-day milestones (so the core generator's traders earn
  * streak rewards within a run, and the reward account now and then runs dry and owes them); after that
- * duels (created, accepted, left to expire), tournaments a few seconds ahead (joined, some below their
+ * duels (created, accepted, left to expire), tournaments a few minutes ahead (joined, some below their
  * minimum), deposits that refill the reward account, and refused commands of every kind.
  *
  * Its users do not trade on the exchange, so the exchange's simulated stream is unchanged; their duels end
@@ -43,6 +43,11 @@ export class GamesSimulation implements DomainCommandGenerator {
       const userId = firstUser + this.funded++;
       return { kind: CommandKind.deposit, seq: 0, ts: nowMs, userId, mode: 0, assetId: tokenAssetId, amountAtoms: depositAtoms };
     }
+    if (this.funded === users) {
+      // The reward account starts with enough for some of the core traders' one-day rewards, not all.
+      this.funded++;
+      return { kind: CommandKind.deposit, seq: 0, ts: nowMs, userId: rewardUserId, mode: 0, assetId: tokenAssetId, amountAtoms: 16_000_000 };
+    }
     if (!this.configured) {
       this.configured = true;
       const body: ConfigureGames = { assetId: tokenAssetId, duelFeeBps: 100, milestoneDays: [1, 2], rewardAtoms: [2_000_000, 5_000_000] };
@@ -50,10 +55,10 @@ export class GamesSimulation implements DomainCommandGenerator {
     }
     const roll = random.next();
     if (roll < 0.06) return { kind: CommandKind.deposit, seq: 0, ts: nowMs, userId: rewardUserId, mode: 0, assetId: tokenAssetId, amountAtoms: random.int(1, 20) * 1_000_000 };
-    if (roll < 0.3) return this.createDuel(random);
-    if (roll < 0.5) return this.acceptDuel(random);
-    if (roll < 0.6) return this.createTournament(random, nowMs);
-    if (roll < 0.85) return this.join(random);
+    if (roll < 0.25) return this.createDuel(random);
+    if (roll < 0.45) return this.acceptDuel(random);
+    if (roll < 0.52) return this.createTournament(random, nowMs);
+    if (roll < 0.9) return this.join(random);
     return this.malformed(random, nowMs);
   }
 
@@ -68,18 +73,18 @@ export class GamesSimulation implements DomainCommandGenerator {
       pairId: random.int(1, 6),
       stakeAtoms: random.int(duelStakeAtomsMin, 1_000 * duelStakeAtomsMin),
       durationMs: random.int(60_000, 180_000),
-      acceptMs: random.int(60_000, 120_000),
+      acceptMs: random.int(120_000, 600_000),
     };
     return domainCommand(GamesCommandType.createDuel, body);
   }
 
   private acceptDuel(random: Prng): Command {
-    const body: AcceptDuel = { userId: this.user(random), duelId: Math.max(1, this.duelsCreated - random.int(0, 4)) };
+    const body: AcceptDuel = { userId: this.user(random), duelId: Math.max(1, this.duelsCreated - random.int(0, 1)) };
     return domainCommand(GamesCommandType.acceptDuel, body);
   }
 
   private createTournament(random: Prng, nowMs: number): Command {
-    const startMs = nowMs + random.int(5_000, 60_000);
+    const startMs = nowMs + random.int(120_000, 400_000);
     const body: CreateTournament = {
       key: `sim-${++this.tournamentsCreated}`,
       startMs,
@@ -93,7 +98,7 @@ export class GamesSimulation implements DomainCommandGenerator {
   }
 
   private join(random: Prng): Command {
-    const body: JoinTournament = { userId: this.user(random), tournamentId: Math.max(1, this.tournamentsCreated - random.int(0, 2)) };
+    const body: JoinTournament = { userId: this.user(random), tournamentId: Math.max(1, this.tournamentsCreated - random.int(0, 1)) };
     return domainCommand(GamesCommandType.joinTournament, body);
   }
 
