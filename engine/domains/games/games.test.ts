@@ -364,7 +364,7 @@ test('a tournament ranks entrants by live volume in its window and pays 50/30/20
   assert.equal(h.engine.ledger.audit(), null);
 });
 
-test('a tournament below its minimum at the start refunds; one where nobody traded refunds at the end; one winner takes the unfilled ranks', () => {
+test('a tournament below its minimum at the start refunds; one where nobody traded refunds at the end; one winner takes the unfilled ranks; the window opens at the start time', () => {
   const h = funded();
   h.configure(t0);
   h.tournament(t0, { key: 'short', minEntrants: 3 });
@@ -372,8 +372,9 @@ test('a tournament below its minimum at the start refunds; one where nobody trad
   h.tournament(t0, { key: 'solo' });
   for (const user of [1, 2]) for (const id of [1, 2, 3]) assert.equal(h.join(t0 + 1, user, id), Result.ok);
   assert.equal(h.held(1), usd(30));
+  // A fill at the start counts even before the RunTimers that starts the tournaments.
+  h.trade(t0 + hourMs, 5, 1, 0, 300_000, 10);
   h.runTimers(t0 + hourMs);
-  h.trade(t0 + hourMs + 1, 5, 1, 0, 300_000, 10);
   h.runTimers(t0 + 2 * hourMs);
   const ended = h.events<TournamentEnded>(GamesEventType.tournamentEnded);
   assert.deepEqual(
@@ -441,4 +442,10 @@ test('a seeded platform stream with games conserves every asset, replays through
   assert.equal(stateHash(restored), stateHash(engine));
   assert.equal(gamesOf(restored).nextTimerMs(), games.nextTimerMs());
   for (const user of [291, 292, 293]) assert.equal(gamesOf(restored).heldAtoms(user, 0, markets.assetById(6)!.index), games.heldAtoms(user, 0, markets.assetById(6)!.index));
+  // The restored engine goes on exactly as the original: every duel and tournament ends a day later.
+  const later: Command = { kind: CommandKind.runTimers, seq: journal.at(-1)!.seq + 1, ts: journal.at(-1)!.ts + dayMs };
+  assert.equal(restored.apply({ ...later }), engine.apply({ ...later }));
+  assert.equal(stateHash(restored), stateHash(engine));
+  assert.equal(games.duels.size + games.tournaments.size, 0);
+  assert.equal(engine.ledger.audit(), null);
 });

@@ -155,6 +155,9 @@ export class Games implements DomainModule {
   readonly tournaments = new Map<number, Tournament>();
   /** Atoms of the settlement asset held per user for stakes and entry fees. */
   private readonly held = new Map<number, number>();
+  /** Running duels by pair id, and each tournament's entrants by user id: what every fill looks up. */
+  private readonly runningByPair = new Map<number, Duel[]>();
+  private readonly entrantIndex = new Map<number, Map<number, Entrant>>();
 
   constructor(private readonly port: DomainPort) {
     port.onTrade((fill) => this.onFill(fill));
@@ -226,6 +229,18 @@ export class Games implements DomainModule {
     else this.held.set(userId, left);
   }
 
+  private run(duel: Duel): void {
+    const running = this.runningByPair.get(duel.pairId);
+    if (running === undefined) this.runningByPair.set(duel.pairId, [duel]);
+    else running.push(duel);
+  }
+
+  private unrun(duel: Duel): void {
+    const running = this.runningByPair.get(duel.pairId)!;
+    running.splice(running.indexOf(duel), 1);
+    if (running.length === 0) this.runningByPair.delete(duel.pairId);
+  }
+
   private createDuel(body: CreateDuel): ResultCode {
     if (this.settings === null) return GamesResult.notConfigured;
     if (!this.validUser(body.userId)) return Result.invalidUser;
@@ -286,6 +301,7 @@ export class Games implements DomainModule {
     duel.opponent.userId = body.userId;
     duel.startMs = nowMs;
     duel.endMs = nowMs + duel.durationMs;
+    this.run(duel);
     this.port.emit(domainEvent(GamesEventType.duelAccepted, { duelId: duel.duelId, opponentId: body.userId, startMs: nowMs, endMs: duel.endMs }));
     return Result.ok;
   }
@@ -309,6 +325,7 @@ export class Games implements DomainModule {
       entrants: [],
     };
     this.tournaments.set(tournament.tournamentId, tournament);
+    this.entrantIndex.set(tournament.tournamentId, new Map());
     const { started: _started, entrants: _entrants, ...created } = tournament;
     this.port.emit(domainEvent(GamesEventType.tournamentCreated, created));
     return Result.ok;
@@ -320,14 +337,16 @@ export class Games implements DomainModule {
     const tournament = Number.isSafeInteger(body.tournamentId) ? this.tournaments.get(body.tournamentId) : undefined;
     if (tournament === undefined) return GamesResult.tournamentNotFound;
     if (tournament.started || this.port.commandTimeMs() >= tournament.startMs) return GamesResult.tournamentClosed;
-    if (tournament.entrants.some((entrant) => entrant.userId === body.userId)) return GamesResult.alreadyJoined;
+    if (this.entrantIndex.get(tournament.tournamentId)!.has(body.userId)) return GamesResult.alreadyJoined;
     if (tournament.entrants.length >= tournament.capacity) return GamesResult.tournamentFull;
     const account = this.payer(body.userId, tournament.entryFeeAtoms);
     if (account === noAccount) return Result.insufficientBalance;
     if (this.poolAccount() === noAccount) return Result.tooManyAccounts;
 
     this.hold(account, body.userId, tournament.entryFeeAtoms);
-    tournament.entrants.push({ userId: body.userId, volumeAtoms: 0 });
+    const entrant: Entrant = { userId: body.userId, volumeAtoms: 0 };
+    tournament.entrants.push(entrant);
+    this.entrantIndex.get(tournament.tournamentId)!.set(body.userId, entrant);
     this.port.emit(domainEvent(GamesEventType.tournamentJoined, { tournamentId: tournament.tournamentId, userId: body.userId, entrants: tournament.entrants.length }));
     return Result.ok;
   }
@@ -343,15 +362,15 @@ export class Games implements DomainModule {
     } else {
       this.follow(fill.userId, fill.pairId, fill.side, fill.quantityLots, fill.notionalAtoms, fill.feeAtoms, nowMs);
     }
-    for (const duel of this.duels.values()) if (duel.pairId === fill.pairId && duel.startMs > 0 && nowMs < duel.endMs) duel.lastPriceTicks = fill.priceTicks;
+    for (const duel of this.runningByPair.get(fill.pairId) ?? []) if (nowMs < duel.endMs) duel.lastPriceTicks = fill.priceTicks;
   }
 
   /** One user's side of a live fill: its streak day, its running duels on the pair, its running tournaments. */
   private follow(userId: number, pairId: number, side: number, lots: number, notionalAtoms: number, feeAtoms: number, nowMs: number): void {
     if (!this.validUser(userId)) return;
     this.streakDay(userId, nowMs);
-    for (const duel of this.duels.values()) {
-      if (duel.pairId !== pairId || duel.startMs === 0 || nowMs >= duel.endMs) continue;
+    for (const duel of this.runningByPair.get(pairId) ?? []) {
+      if (nowMs >= duel.endMs) continue;
       for (const duellist of [duel.challenger, duel.opponent]) {
         if (duellist.userId !== userId) continue;
         duellist.quoteAtoms += side === 0 ? -notionalAtoms - feeAtoms : notionalAtoms - feeAtoms;
@@ -359,8 +378,9 @@ export class Games implements DomainModule {
       }
     }
     for (const tournament of this.tournaments.values()) {
-      if (!tournament.started || nowMs >= tournament.endMs) continue;
-      const entrant = tournament.entrants.find((candidate) => candidate.userId === userId);
+      // The window is [start, end) of journaled time, whether or not the timer that starts it has run yet.
+      if (nowMs < tournament.startMs || nowMs >= tournament.endMs) continue;
+      const entrant = this.entrantIndex.get(tournament.tournamentId)!.get(userId);
       if (entrant !== undefined) entrant.volumeAtoms += notionalAtoms;
     }
   }
@@ -428,6 +448,7 @@ export class Games implements DomainModule {
       payoutAtoms: 0,
     };
     this.duels.delete(duel.duelId);
+    if (duel.startMs !== 0) this.unrun(duel);
     if (duel.opponent.userId === 0) {
       ledger.release(this.accountOf(duel.challenger.userId), asset, duel.stakeAtoms);
       this.unheld(duel.challenger.userId, duel.stakeAtoms);
@@ -476,6 +497,7 @@ export class Games implements DomainModule {
       this.unheld(entrant.userId, tournament.entryFeeAtoms);
     }
     this.tournaments.delete(tournament.tournamentId);
+    this.entrantIndex.delete(tournament.tournamentId);
     const standings: Standing[] = tournament.entrants.map((entrant) => ({ userId: entrant.userId, volumeAtoms: entrant.volumeAtoms, rank: 0, prizeAtoms: 0 }));
     const event: TournamentEnded = { tournamentId: tournament.tournamentId, outcome: 'refunded', poolAtoms: 0, standings };
     this.port.emit(domainEvent(GamesEventType.tournamentEnded, event));
@@ -503,6 +525,7 @@ export class Games implements DomainModule {
     });
     assert(prizes.reduce((sum, prize) => sum + prize, 0) === poolAtoms, 'a tournament paid other than its pool');
     this.tournaments.delete(tournament.tournamentId);
+    this.entrantIndex.delete(tournament.tournamentId);
     const rankOf = new Map(ranked.map((entrant, index) => [entrant.userId, index + 1]));
     const standings: Standing[] = [...ranked, ...tournament.entrants.filter((entrant) => entrant.volumeAtoms === 0)].map((entrant) => ({
       userId: entrant.userId,
@@ -633,6 +656,7 @@ export class Games implements DomainModule {
       });
       addHeld(duel.challenger.userId, duel.stakeAtoms);
       if (duel.opponent.userId !== 0) addHeld(duel.opponent.userId, duel.stakeAtoms);
+      if (duel.startMs !== 0) this.run(this.duels.get(duel.duelId)!);
     }
     for (const tournament of data.tournaments) {
       this.tournaments.set(tournament.tournamentId, {
@@ -646,7 +670,9 @@ export class Games implements DomainModule {
         started: tournament.started,
         entrants: tournament.entrants.map((entrant) => ({ userId: entrant.userId, volumeAtoms: entrant.volumeAtoms })),
       });
-      for (const entrant of tournament.entrants) addHeld(entrant.userId, tournament.entryFeeAtoms);
+      const restored = this.tournaments.get(tournament.tournamentId)!;
+      this.entrantIndex.set(tournament.tournamentId, new Map(restored.entrants.map((entrant) => [entrant.userId, entrant])));
+      for (const entrant of restored.entrants) addHeld(entrant.userId, tournament.entryFeeAtoms);
     }
   }
 }
