@@ -24,6 +24,7 @@ import { perpetualModule } from './perpetual/index.ts';
 import { arenaModule } from './arena/index.ts';
 import { eventCardsModule } from './event-cards/index.ts';
 import { moversModule } from './movers/index.ts';
+import { cloneToolsModule } from './clone-tools/index.ts';
 
 // Modules import these types from shell-module.ts; the server names them from here with the list.
 export type { ModuleInstance, ShellModule };
@@ -51,4 +52,5 @@ export const shellModules: readonly ShellModule[] = [
   arenaModule,
   eventCardsModule,
   moversModule,
+  cloneToolsModule,
 ];
