@@ -21,6 +21,7 @@ import { Prices } from './prices/prices.ts';
 import { perpetualDomain } from './perpetual/index.ts';
 import { arenaDomain } from './arena/index.ts';
 import { moversDomain } from './movers/index.ts';
+import { rewardsDomain } from './rewards/index.ts';
 
 export const domainRegistry: DomainCodecs = new DomainRegistry([
   pricesDomain,
@@ -29,6 +30,7 @@ export const domainRegistry: DomainCodecs = new DomainRegistry([
   arenaDomain,
   eventCardsDomain,
   moversDomain,
+  rewardsDomain,
 ]);
 
 /**
