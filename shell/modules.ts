@@ -25,6 +25,12 @@ import { arenaModule } from './arena/index.ts';
 import { eventCardsModule } from './event-cards/index.ts';
 import { botsModule } from './bots/index.ts';
 import { gamesModule } from './games/index.ts';
+import { moversModule } from './movers/index.ts';
+import { cloneToolsModule } from './clone-tools/index.ts';
+import { rewardsModule } from './rewards/index.ts';
+import { bountyModule } from './bounty/index.ts';
+import { passiveIncomeModule } from './passive-income/index.ts';
+import { promoModule } from './promo/index.ts';
 
 // Modules import these types from shell-module.ts; the server names them from here with the list.
 export type { ModuleInstance, ShellModule };
@@ -53,4 +59,10 @@ export const shellModules: readonly ShellModule[] = [
   eventCardsModule,
   botsModule,
   gamesModule,
+  moversModule,
+  cloneToolsModule,
+  rewardsModule,
+  bountyModule,
+  passiveIncomeModule,
+  promoModule,
 ];

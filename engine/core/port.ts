@@ -37,10 +37,13 @@ import type { EngineLimits, EngineSettings } from './limits.ts';
 import type { ResultCode } from './results.ts';
 import type { Markets } from './units.ts';
 
-/** The ledger as a domain sees it: find accounts, read balances, hold, release and move. */
+/**
+ * The ledger as a domain sees it: find accounts, read balances, hold, release and move; `accountCount`
+ * lets a domain visit every account (accounts are 0 .. accountCount − 1), for shares pro rata to holdings.
+ */
 export type LedgerPort = Pick<
   Ledger,
-  'find' | 'findOrOpen' | 'availableAtoms' | 'heldAtoms' | 'hold' | 'release' | 'payFromHeld' | 'payFromAvailable' | 'userOf' | 'modeOf'
+  'find' | 'findOrOpen' | 'availableAtoms' | 'heldAtoms' | 'hold' | 'release' | 'payFromHeld' | 'payFromAvailable' | 'userOf' | 'modeOf' | 'accountCount'
 >;
 
 export interface DomainPort {

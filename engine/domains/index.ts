@@ -22,6 +22,8 @@ import { perpetualDomain } from './perpetual/index.ts';
 import { arenaDomain } from './arena/index.ts';
 import { botsDomain } from './bots/index.ts';
 import { gamesDomain } from './games/index.ts';
+import { moversDomain } from './movers/index.ts';
+import { rewardsDomain } from './rewards/index.ts';
 
 export const domainRegistry: DomainCodecs = new DomainRegistry([
   pricesDomain,
@@ -31,6 +33,8 @@ export const domainRegistry: DomainCodecs = new DomainRegistry([
   eventCardsDomain,
   botsDomain,
   gamesDomain,
+  moversDomain,
+  rewardsDomain,
 ]);
 
 /**

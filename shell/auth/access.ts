@@ -9,12 +9,19 @@ export const tiers = ['STANDARD', 'PREMIUM', 'MARKET_MAKER', 'ADMIN'] as const;
 export type Tier = (typeof tiers)[number];
 export type Permission = 'read' | 'trade';
 
-export type AuthKind = 'none' | 'admin' | 'bearer' | 'key' | 'bearer_or_key';
+/**
+ * `optional` reads credentials when the request carries them (as `bearer_or_key`: a bad one is refused) and
+ * otherwise serves the caller anonymously (principal null, limited per address as `none`): public reads that
+ * add the caller's own rows when they know who asks.
+ */
+export type AuthKind = 'none' | 'admin' | 'bearer' | 'key' | 'bearer_or_key' | 'optional';
 /**
  * `general` and `orders` count per key (or per user for bearer sessions), per client address on routes
- * without credentials; `credentials` counts sign-ups, logins, refreshes and code checks per address.
+ * without credentials; `credentials` counts sign-ups, logins, refreshes and code checks per address;
+ * `calculator` counts per client address always (keyed or not), at its own lower limit: public calculators
+ * that anyone may call but none should hammer.
  */
-export type RateLimitClass = 'none' | 'general' | 'orders' | 'credentials';
+export type RateLimitClass = 'none' | 'general' | 'orders' | 'credentials' | 'calculator';
 
 export interface Principal {
   readonly userId: number;

@@ -52,3 +52,31 @@ test('a read key cannot trade; order limits follow the tier and count batch weig
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('optional auth serves anonymous callers per address and authenticates those who present a key; the calculator class counts per address', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'authn-'));
+  const db = openDatabase(dir);
+  try {
+    const clock = () => 1_800_000_000_000;
+    db.prepare("INSERT INTO users (email, username, password_hash, created_at) VALUES ('a@b.c', 'a', 'x', 'now')").run();
+    const keys = new ApiKeys(db, clock);
+    const authenticator = new Authenticator(new Tokens(db, clock), keys, new RateLimiter(clock), '');
+    const reader = keys.create(1, 'r', ['read'], 'STANDARD').apiKey;
+    const figures = new RateFigures();
+    const optional = { auth: 'optional', permission: 'read', rateLimit: 'general' } as const;
+    assert.equal(authenticator.authenticate(optional, 1, { apiKey: '', authorization: '', remoteAddress: '10.0.0.1' }, figures), null);
+    assert.equal(figures.limit, 1000, 'anonymous: the per-address public limit');
+    const known = authenticator.authenticate(optional, 1, { apiKey: reader, authorization: '', remoteAddress: '' }, figures);
+    assert.ok(known !== null && !(known instanceof Promise) && known.userId === 1);
+    assert.throws(() => authenticator.authenticate(optional, 1, { apiKey: 'tpk_unknown', authorization: '', remoteAddress: '' }, figures), /unknown or revoked/);
+
+    const calculator = { auth: 'none', rateLimit: 'calculator' } as const;
+    for (let index = 0; index < 60; index++) authenticator.authenticate(calculator, 1, { apiKey: '', authorization: '', remoteAddress: '10.0.0.2' }, figures);
+    assert.deepEqual([figures.limit, figures.remaining], [60, 0]);
+    assert.throws(() => authenticator.authenticate(calculator, 1, { apiKey: '', authorization: '', remoteAddress: '10.0.0.2' }, figures), (error: unknown) => error instanceof ApiError && error.status === 429);
+    assert.equal(authenticator.authenticate(calculator, 1, { apiKey: '', authorization: '', remoteAddress: '10.0.0.3' }, figures), null, 'another address has its own window');
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

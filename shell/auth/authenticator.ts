@@ -2,14 +2,16 @@
  * Who is calling, and may they: the one place that turns request headers into a principal for a route's
  * auth kind, checks the key's permission and counts the request against its rate limit.
  * `none` needs nothing; `admin` needs X-API-Key equal to ADMIN_API_KEY; `bearer` a full access token in
- * `Authorization: Bearer …`; `key` an API key in X-API-Key; `bearer_or_key` either.
+ * `Authorization: Bearer …`; `key` an API key in X-API-Key; `bearer_or_key` either; `optional` either when
+ * the request carries one and nothing otherwise. The `calculator` class counts per client address whatever
+ * the credentials.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../http/errors.ts';
 import type { AuthKind, Permission, Principal, RateLimitClass } from './access.ts';
 import type { Tokens } from './tokens.ts';
 import type { ApiKeys } from './api-keys.ts';
-import { anonymousGeneralPerMinute, credentialAttemptsPerMinute, generalPerMinute, ordersPerMinute, type RateFigures, type RateLimiter } from './rate-limit.ts';
+import { anonymousGeneralPerMinute, calculatorPerMinute, credentialAttemptsPerMinute, generalPerMinute, ordersPerMinute, type RateFigures, type RateLimiter } from './rate-limit.ts';
 
 const sessionPermissions: readonly Permission[] = ['read', 'trade'];
 const adminPrincipal: Principal = { userId: 0, keyId: 0, permissions: sessionPermissions, tier: 'ADMIN', requestsPerMinute: null, via: 'key' };
@@ -49,7 +51,17 @@ export class Authenticator {
    * Throws ApiError 401/403/429. Async only when a bearer token must be verified.
    */
   authenticate(rule: AccessRule, weight: number, credentials: Credentials, figures: RateFigures): Principal | null | Promise<Principal> {
+    if (rule.rateLimit === 'calculator') {
+      this.limitAddress(rule.rateLimit, weight, credentials.remoteAddress, figures);
+      return this.authenticate({ ...rule, rateLimit: 'none' }, weight, credentials, figures);
+    }
     switch (rule.auth) {
+      case 'optional':
+        if (credentials.apiKey === '' && credentials.authorization === '') {
+          this.limitAddress(rule.rateLimit, weight, credentials.remoteAddress, figures);
+          return null;
+        }
+        return this.authenticate({ ...rule, auth: 'bearer_or_key' }, weight, credentials, figures);
       case 'none':
         this.limitAddress(rule.rateLimit, weight, credentials.remoteAddress, figures);
         return null;
@@ -92,7 +104,7 @@ export class Authenticator {
   /** Routes without credentials count per client address (a login or code attempt at the stricter limit). */
   private limitAddress(rateLimit: RateLimitClass, weight: number, address: string, figures: RateFigures): void {
     if (rateLimit === 'none') return;
-    const limit = rateLimit === 'credentials' ? credentialAttemptsPerMinute : anonymousGeneralPerMinute;
+    const limit = rateLimit === 'credentials' ? credentialAttemptsPerMinute : rateLimit === 'calculator' ? calculatorPerMinute : anonymousGeneralPerMinute;
     if (!this.limiter.takeAddress(rateLimit, address, limit, weight, figures)) {
       throw new ApiError(429, 'RATE_LIMITED', `rate limit of ${limit} per minute from this address exceeded`);
     }

@@ -16,6 +16,8 @@ export const ordersPerMinute: Record<Tier, number> = { STANDARD: 3_000, PREMIUM:
 /** Per client address: public reads without a key, and attempts at credentials (a password guess, a 2FA code). */
 export const anonymousGeneralPerMinute = 1_000;
 export const credentialAttemptsPerMinute = 30;
+/** Per client address, keyed or not: the public calculators (the passive-income estimate). */
+export const calculatorPerMinute = 60;
 /** Windows tracked at once per map; past this the stale ones are dropped (their subjects start afresh). */
 const windowsMax = 1_000_000;
 const windowMs = 60_000;
@@ -67,8 +69,8 @@ class Windows<K> {
 
 export class RateLimiter {
   /** By key id (positive) or user id (negated) for keyed and session requests; by address otherwise. */
-  private readonly bySubject: Record<LimitedClass, Windows<number>> = { general: new Windows(), orders: new Windows(), credentials: new Windows() };
-  private readonly byAddress: Record<LimitedClass, Windows<string>> = { general: new Windows(), orders: new Windows(), credentials: new Windows() };
+  private readonly bySubject: Record<LimitedClass, Windows<number>> = { general: new Windows(), orders: new Windows(), credentials: new Windows(), calculator: new Windows() };
+  private readonly byAddress: Record<LimitedClass, Windows<string>> = { general: new Windows(), orders: new Windows(), credentials: new Windows(), calculator: new Windows() };
 
   constructor(private readonly clock: () => number) {}
 

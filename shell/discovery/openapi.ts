@@ -32,6 +32,9 @@ function security(route: Route): Array<Record<string, string[]>> {
       return [{ bearer: [] }];
     case 'bearer_or_key':
       return [{ bearer: [] }, { apiKey: [] }];
+    case 'optional':
+      // An empty requirement object: anonymous calls are allowed too.
+      return [{}, { bearer: [] }, { apiKey: [] }];
   }
 }
 

@@ -295,7 +295,7 @@ export class RouteTable {
         route,
         validateQuery: route.query === undefined ? null : this.ajv.compile(route.query),
         validateBody: route.body === undefined ? null : this.ajv.compile(route.body),
-        limitsAddress: route.auth === 'none' && route.rateLimit !== 'none',
+        limitsAddress: ((route.auth === 'none' || route.auth === 'optional') && route.rateLimit !== 'none') || route.rateLimit === 'calculator',
       });
     }
   }
