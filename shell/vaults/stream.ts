@@ -29,7 +29,8 @@ export interface VaultStreamOptions {
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
-const allKey = 'nav';
+// Topic keys are app-wide in uWS: the arena's stream has a `nav` topic too, so the vaults' keys are prefixed.
+const allKey = 'vault-nav';
 
 export class VaultNavStream {
   readonly stream: TopicStream<true>;

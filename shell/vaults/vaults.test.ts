@@ -80,6 +80,19 @@ test('vaults over HTTP and /ws/vault/nav: deposit, trade, stream, withdraw, AI f
     assert.equal(one.json['strategy'], 'market_making');
     assert.equal((await call(server, 'GET', '/api/v1/vaults/0x0000000000000000000000000000000000000000')).json['error'].code, 'VAULT_NOT_FOUND');
 
+    // One vault's topic, by address; an unknown vault is answered with an error and the connection stays.
+    const single: Message[] = [];
+    const oneSocket = new WebSocket(`ws://127.0.0.1:${server.port}/ws/vault/nav`);
+    oneSocket.on('message', (data: Buffer) => single.push(JSON.parse(data.toString('utf8')) as Message));
+    await new Promise<void>((resolve) => oneSocket.once('open', () => resolve()));
+    oneSocket.send(JSON.stringify({ action: 'subscribe', channel: 'nav', vault: address }));
+    oneSocket.send(JSON.stringify({ action: 'subscribe', channel: 'nav', vault: 'nope' }));
+    await until('the single-vault snapshot', () => single.filter((message) => message['type'] === 'snapshot').length === 2);
+    assert.deepEqual(single.filter((message) => message['type'] === 'snapshot')[1]!['vaults'].map((vault: Message) => vault.vault), ['eth-market-maker']);
+    await until('the refusal', () => single.some((message) => message['type'] === 'error'));
+    assert.equal(single.find((message) => message['type'] === 'error')!['error'].code, 'VAULT_NOT_FOUND');
+    oneSocket.close();
+
     const alice = await user(server, 'alice');
     const bob = await user(server, 'bob');
     assert.equal((await call(server, 'POST', '/admin/v1/credit', { user_id: alice.userId, asset: 'USDC', amount: '10000' }, admin)).status, 200);
@@ -123,8 +136,10 @@ test('vaults over HTTP and /ws/vault/nav: deposit, trade, stream, withdraw, AI f
     await until('a strategy fill', () => messages.some((message) => message['type'] === 'position_opened' && message['vault'] === 'eth-market-maker'));
     await until('a nav update', () => messages.some((message) => message['type'] === 'nav_update' && message['vault'] === 'eth-market-maker'));
     await until('a heartbeat', () => messages.some((message) => message['type'] === 'heartbeat'));
-    const seqs = messages.filter((message) => typeof message['seq'] === 'number' && message['topic'] === undefined).map((message) => message['seq'] as number);
-    assert.ok(seqs.length > 0);
+    // Only the vaults' messages arrive here (the arena's stream has a topic of the same name), in seq order.
+    assert.ok(messages.every((message) => ['subscribed', 'snapshot', 'nav_update', 'position_opened', 'trade_closed', 'heartbeat'].includes(message['type'])));
+    const seqs = messages.filter((message) => message['type'] !== 'subscribed').map((message) => message['seq'] as number);
+    assert.deepEqual(seqs, seqs.map((_, index) => seqs[0]! + index), 'consecutive seqs');
     const detail = await call(server, 'GET', '/api/v1/vaults/eth-market-maker');
     assert.ok(detail.json['recent_trades'].length >= 1);
     assert.equal(detail.json['positions'][1].asset, 'ETH');
