@@ -3,7 +3,7 @@
  * naming the vault and the field).
  */
 import { readFileSync } from 'node:fs';
-import { isSlug, strategyNames, type Strategy } from '../../engine/domains/vaults/commands.ts';
+import { Strategy, basketPairsMax, isSlug, strategyNames } from '../../engine/domains/vaults/commands.ts';
 import type { Markets, Pair } from '../../engine/core/units.ts';
 
 export interface VaultMeta {
@@ -12,7 +12,7 @@ export interface VaultMeta {
   readonly name: string;
   readonly description: string;
   readonly strategy: Strategy;
-  readonly pair: Pair;
+  readonly pairs: readonly Pair[];
   readonly manager: string;
   readonly featured: boolean;
 }
@@ -38,14 +38,18 @@ export function loadVaultFixture(markets: Markets, path = new URL('../../fixture
     if (!/^0x[0-9a-f]{40}$/.test(address) || metas.some((meta) => meta.address === address)) fail('address');
     const strategy = strategyNames.indexOf(text('strategy', 32) as (typeof strategyNames)[number]);
     if (strategy < 0) fail('strategy');
-    const pair = markets.pairBySymbol(text('pair', 32)) ?? fail('pair');
+    const names = row['pairs'];
+    const single = strategy === Strategy.marketMaking || strategy === Strategy.trend;
+    if (!Array.isArray(names) || names.length < 1 || names.length > (single ? 1 : basketPairsMax)) fail('pairs');
+    const pairs = (names as unknown[]).map((name) => (typeof name === 'string' ? markets.pairBySymbol(name) : undefined) ?? fail('pairs'));
+    if (new Set(pairs).size !== pairs.length || pairs.some((pair) => pair.quote !== pairs[0]!.quote)) fail('pairs');
     metas.push({
       slug,
       address,
       name: text('name', 64),
       description: text('description', 280),
       strategy: strategy as Strategy,
-      pair,
+      pairs,
       manager: text('manager', 64),
       featured: row['featured'] === true,
     });

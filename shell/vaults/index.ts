@@ -42,7 +42,7 @@ export const vaultsModule: ShellModule = {
       if (vaults.strategyMs !== settings.strategyMs) await submit(domainCommand(VaultsCommandType.configure, { strategyMs: settings.strategyMs }), 'ConfigureVaults');
       for (const meta of metas) {
         if (vaults.bySlug(meta.slug) !== undefined) continue;
-        const body: CreateVault = { slug: meta.slug, strategy: meta.strategy, pairId: meta.pair.id, mode: 0, ownerUserId: 0 };
+        const body: CreateVault = { slug: meta.slug, strategy: meta.strategy, pairIds: meta.pairs.map((pair) => pair.id), mode: 0, ownerUserId: 0 };
         await submit(domainCommand(VaultsCommandType.create, body), `CreateVault ${meta.slug}`);
       }
       // The configuration set the strategies' timer.

@@ -41,13 +41,17 @@ test('daily closes keep the last point of each UTC day; a single point has no re
 
 test('the backtest is deterministic and follows the strategy rule', () => {
   const closes = Array.from({ length: 400 }, (_, index) => Math.round(3_000e8 * (1 + 0.2 * Math.sin(index / 20))));
-  const first = backtest(Strategy.trend, 20_000, closes);
-  const second = backtest(Strategy.trend, 20_000, closes);
+  const first = backtest(Strategy.trend, 20_399, [closes]);
+  const second = backtest(Strategy.trend, 20_399, [closes]);
   assert.deepEqual(first, second);
   assert.equal(first.curve.length, 365);
   assert.equal(first.curve[0]!.ms, (20_000 + 35) * day);
+  assert.equal(first.curve.at(-1)!.ms, 20_399 * day);
+  // A basket over two series uses their common days.
+  const basket = backtest(Strategy.basket, 20_399, [closes, closes.slice(-100)]);
+  assert.equal(basket.curve.length, 100);
   // A flat price leaves the market-making vault's equity where it started.
-  const flat = backtest(Strategy.marketMaking, 0, Array.from({ length: 10 }, () => 100e8));
+  const flat = backtest(Strategy.marketMaking, 9, [Array.from({ length: 10 }, () => 100e8)]);
   assert.ok(flat.curve.every((point) => Math.abs(point.value - 10_000) < 1e-9));
   assert.equal(flat.metrics.return_all, '0.000000');
 });

@@ -95,31 +95,36 @@ export const backtestDays = 365;
 export const backtestStartEquity = 10_000;
 
 /**
- * The strategy's rule applied once a day over daily closes (oldest first): each day the target share of
- * equity in the asset comes from the same `Vaults.targetBps` the engine's strategies use, with the same
- * price memory; the holding moves to the target when the gap is at least `rebalanceMinBps` of equity, at the
- * close, without fees. Returns the equity curve (one point per close) and its metrics. Pure and
- * deterministic: the same closes give the same curve.
+ * The strategy's rule applied once a day over the daily closes of the vault's assets (one series per
+ * asset, oldest first, all ending on the same day; the last `backtestDays` common days are used): each
+ * day the target share of equity in each asset comes from the same `Vaults.targetBps` the engine's
+ * strategies use, with the same price memory; a holding moves to its target when the gap is at least
+ * `rebalanceMinBps` of equity, at the close, without fees. Returns the equity curve (one point per day)
+ * and its metrics. Pure and deterministic: the same closes give the same curve.
  */
-export function backtest(strategy: Strategy, firstDay: number, closesE8: readonly number[]): { curve: SeriesPoint[]; metrics: Metrics } {
-  const closes = closesE8.slice(-backtestDays);
-  const startDay = firstDay + (closesE8.length - closes.length);
+export function backtest(strategy: Strategy, lastDay: number, closesE8: readonly (readonly number[])[]): { curve: SeriesPoint[]; metrics: Metrics } {
+  const days = Math.min(backtestDays, ...closesE8.map((closes) => closes.length));
+  const series = closesE8.map((closes) => closes.slice(closes.length - days));
   let cash = backtestStartEquity;
-  let units = 0;
-  const memory: number[] = [];
+  const units = series.map(() => 0);
+  const memories: number[][] = series.map(() => []);
   const curve: SeriesPoint[] = [];
-  closes.forEach((priceE8, index) => {
-    const price = priceE8 / 1e8;
-    memory.push(priceE8);
-    if (memory.length > priceMemoryMax) memory.shift();
-    const equity = cash + units * price;
-    const target = (equity * Vaults.targetBps(strategy, memory)) / 10_000;
-    const gap = target - units * price;
-    if (price > 0 && Math.abs(gap) * 10_000 >= equity * rebalanceMinBps) {
-      units += gap / price;
-      cash -= gap;
-    }
-    curve.push({ ms: (startDay + index) * dayMs, value: cash + units * price });
-  });
+  for (let day = 0; day < days; day++) {
+    const prices = series.map((closes) => closes[day]! / 1e8);
+    series.forEach((closes, asset) => {
+      memories[asset]!.push(closes[day]!);
+      if (memories[asset]!.length > priceMemoryMax) memories[asset]!.shift();
+    });
+    const equity = cash + units.reduce((sum, held, asset) => sum + held * prices[asset]!, 0);
+    const targets = Vaults.targetBps(strategy, memories);
+    prices.forEach((price, asset) => {
+      const gap = (equity * targets[asset]!) / 10_000 - units[asset]! * price;
+      if (price > 0 && Math.abs(gap) * 10_000 >= equity * rebalanceMinBps) {
+        units[asset] = units[asset]! + gap / price;
+        cash -= gap;
+      }
+    });
+    curve.push({ ms: (lastDay - days + 1 + day) * dayMs, value: cash + units.reduce((sum, held, asset) => sum + held * prices[asset]!, 0) });
+  }
   return { curve, metrics: metricsOf(curve) };
 }

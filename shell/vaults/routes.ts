@@ -90,6 +90,7 @@ const vaultSchema = Type.Object({
   name: text,
   strategy: text,
   pair: text,
+  pairs: Type.Array(text),
   nav: text,
   share_price: text,
   aum: text,
@@ -110,7 +111,7 @@ const flowSchema = Type.Object({
   replayed: Type.Boolean(),
   created_at: text,
 });
-const tradeSchema = Type.Object({ order_id: text, side: text, quantity: text, notional: text, price: nullable(text), unwind: Type.Boolean(), timestamp: text });
+const tradeSchema = Type.Object({ order_id: text, pair: text, side: text, quantity: text, notional: text, price: nullable(text), unwind: Type.Boolean(), timestamp: text });
 
 /** HTTP status of a vault refusal. */
 function statusOf(result: ResultCode): number {
@@ -136,8 +137,8 @@ export function vaultRoutes(options: VaultRoutesOptions): Route[] {
   const { context, view, metas } = options;
   const engine = context.durable.engine;
   const metaOf = (slug: string): VaultMeta | undefined => metas.find((meta) => meta.slug === slug);
-  const pairOf = (vault: VaultView): Pair => context.markets.pairById(vault.pairId)!;
-  const quoteOf = (vault: VaultView): Asset => pairOf(vault).quote;
+  const pairsOf = (vault: VaultView): Pair[] => vault.pairIds.map((pairId) => context.markets.pairById(pairId)!);
+  const quoteOf = (vault: VaultView): Asset => pairsOf(vault)[0]!.quote;
 
   /** Quote atoms per whole share, rounded down (the virtual offset included, as the engine prices shares). */
   const sharePriceAtoms = (navAtoms: number, totalShares: number): number => Number((BigInt(navAtoms + virtualAssets) * shareUnits) / BigInt(totalShares + virtualShares));
@@ -168,7 +169,10 @@ export function vaultRoutes(options: VaultRoutesOptions): Route[] {
       slug: vault.slug,
       name: meta?.name ?? vault.slug,
       strategy: strategyNames[vault.strategy],
-      pair: pairOf(vault).name,
+      pair: pairsOf(vault)
+        .map((pair) => pair.name)
+        .join(','),
+      pairs: pairsOf(vault).map((pair) => pair.name),
       nav: formatAtoms(vault.navAtoms, quote),
       share_price: formatAtoms(sharePriceAtoms(vault.navAtoms, vault.totalShares), quote),
       aum: formatAtoms(vault.navAtoms, quote),
@@ -180,15 +184,19 @@ export function vaultRoutes(options: VaultRoutesOptions): Route[] {
   };
 
   const holdingsJson = (vault: VaultView): Record<string, unknown>[] => {
-    const pair = pairOf(vault);
+    const quote = quoteOf(vault);
     return [
-      { asset: pair.quote.symbol, quantity: formatAtoms(vault.cashAtoms, pair.quote), price: '1', value: formatAtoms(vault.cashAtoms, pair.quote) },
-      {
-        asset: pair.base.symbol,
-        quantity: formatAtoms(vault.baseAtoms, pair.base),
-        price: vault.priceE8 > 0 ? formatPriceE8(vault.priceE8) : null,
-        value: formatAtoms(vault.priceE8 > 0 ? baseValueAtoms(vault.baseAtoms, vault.priceE8, pair.base.decimals, pair.quote.decimals) : 0, pair.quote),
-      },
+      { asset: quote.symbol, quantity: formatAtoms(vault.cashAtoms, quote), price: '1', value: formatAtoms(vault.cashAtoms, quote) },
+      ...pairsOf(vault).map((pair, index) => {
+        const baseAtoms = vault.baseAtoms[index] ?? 0;
+        const priceE8 = vault.pricesE8[index] ?? 0;
+        return {
+          asset: pair.base.symbol,
+          quantity: formatAtoms(baseAtoms, pair.base),
+          price: priceE8 > 0 ? formatPriceE8(priceE8) : null,
+          value: formatAtoms(priceE8 > 0 ? baseValueAtoms(baseAtoms, priceE8, pair.base.decimals, pair.quote.decimals) : 0, pair.quote),
+        };
+      }),
     ];
   };
 
@@ -207,9 +215,10 @@ export function vaultRoutes(options: VaultRoutesOptions): Route[] {
   };
 
   const tradeJson = (vault: VaultView, trade: VaultView['trades'][number]): Record<string, unknown> => {
-    const pair = pairOf(vault);
+    const pair = context.markets.pairById(trade.pairId)!;
     return {
       order_id: String(trade.orderId),
+      pair: pair.name,
       side: trade.side === 0 ? 'buy' : 'sell',
       quantity: formatSteps(trade.filledLots, pair.lot),
       notional: formatAtoms(trade.filledNotionalAtoms, pair.quote),
@@ -369,19 +378,25 @@ export function vaultRoutes(options: VaultRoutesOptions): Route[] {
       path: '/api/v1/vaults/backtest-performance/{vault}',
       name: 'get_vault_backtest',
       errors: ['VAULT_NOT_FOUND', 'NO_PRICE_HISTORY'],
-      summary: `The vault's strategy run once a day over the oracle's last ${backtestDays} daily closes of its base asset, from 10000 USDC without fees: the equity curve and the same metrics`,
-      response: Type.Object({ vault: text, strategy: text, asset: text, days: Type.Integer(), start_equity: text, equity_curve: Type.Array(Type.Object({ date: text, equity: text })), metrics: metricsSchema }),
+      summary: `The vault's strategy run once a day over the oracle's last ${backtestDays} daily closes of its assets (their common days), from 10000 USDC without fees: the equity curve and the same metrics`,
+      response: Type.Object({ vault: text, strategy: text, assets: Type.Array(text), days: Type.Integer(), start_equity: text, equity_curve: Type.Array(Type.Object({ date: text, equity: text })), metrics: metricsSchema }),
       handler: (request) => {
         const vault = vaultParam(request);
-        const asset = pairOf(vault).base.symbol;
-        const closes = view.prices.prices.closes(asset, backtestDays);
-        if (closes === undefined) throw new ApiError(404, 'NO_PRICE_HISTORY', `the oracle has no daily closes of ${asset} yet`);
-        const result = backtest(vault.strategy, closes.firstDay, closes.closesE8);
+        const assets = pairsOf(vault).map((pair) => pair.base.symbol);
+        const series = assets.map((asset) => view.prices.prices.closes(asset, backtestDays));
+        const missing = assets.find((_, index) => series[index] === undefined);
+        if (missing !== undefined) throw new ApiError(404, 'NO_PRICE_HISTORY', `the oracle has no daily closes of ${missing} yet`);
+        const closes = series as Array<{ firstDay: number; closesE8: number[] }>;
+        // Every series ends on its asset's latest close: the earliest of those ends is the backtest's last day.
+        const ends = closes.map((entry) => entry.firstDay + entry.closesE8.length - 1);
+        const lastDay = Math.min(...ends);
+        const aligned = closes.map((entry, index) => entry.closesE8.slice(0, entry.closesE8.length - (ends[index]! - lastDay)));
+        const result = backtest(vault.strategy, lastDay, aligned);
         return {
           body: {
             vault: vault.slug,
             strategy: strategyNames[vault.strategy],
-            asset,
+            assets,
             days: result.curve.length,
             start_equity: '10000',
             equity_curve: result.curve.map((point) => ({ date: iso(point.ms).slice(0, 10), equity: point.value.toFixed(2) })),
@@ -548,24 +563,28 @@ export function vaultRoutes(options: VaultRoutesOptions): Route[] {
       errors: ['VALIDATION_FAILED', 'VAULT_FULL'],
       body: Type.Object(
         {
-          strategy: Type.Union([Type.Literal('market_making'), Type.Literal('trend'), Type.Literal('momentum')]),
-          pair: Type.String({ minLength: 1, maxLength: 16, description: 'e.g. ETH/USDC or eth' }),
+          strategy: Type.Union([Type.Literal('market_making'), Type.Literal('trend'), Type.Literal('momentum'), Type.Literal('basket')]),
+          pair: Type.String({ minLength: 1, maxLength: 16, description: 'e.g. ETH/USDC or eth: the pair of a market-making or trend vault, the first of a momentum or basket one' }),
+          pairs: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 16 }), { maxItems: 3, description: 'further pairs of a momentum or basket vault' })),
         },
         { additionalProperties: false },
       ),
       summary: `Create the caller's own paper vault following a strategy on a pair (at most ${paperVaultsPerUserMax}); funded from the caller's paper balances by deposits`,
       response: Type.Intersect([vaultSchema, Type.Object({ positions: Type.Array(Type.Object({ asset: text })) })]),
       handler: async (request) => {
-        const body = request.body as { strategy: (typeof strategyNames)[number]; pair: string };
-        const pair = context.markets.pairBySymbol(body.pair);
-        if (pair === undefined || pair.quote.symbol !== 'USDC') throw new ApiError(422, 'VALIDATION_FAILED', 'body.pair: must be a pair quoted in USDC');
+        const body = request.body as { strategy: (typeof strategyNames)[number]; pair: string; pairs?: string[] };
+        const pairs = [body.pair, ...(body.pairs ?? [])].map((name, index) => {
+          const pair = context.markets.pairBySymbol(name);
+          if (pair === undefined || pair.quote.symbol !== 'USDC') throw new ApiError(422, 'VALIDATION_FAILED', `body.${index === 0 ? 'pair' : `pairs.${index - 1}`}: must be a pair quoted in USDC`);
+          return pair;
+        });
         const userId = request.principal!.userId;
         const owned = [...view.vaults.values()].filter((vault) => vault.ownerUserId === userId).length;
         if (owned >= paperVaultsPerUserMax) throw new ApiError(429, 'VAULT_FULL', `at most ${paperVaultsPerUserMax} paper vaults per user`);
         ensurePaperAccount(context, userId);
         const slug = `paper-${userId}-${owned + 1}`;
         const submission = await context.durable.submit(
-          domainCommand(VaultsCommandType.create, { slug, strategy: strategyNames.indexOf(body.strategy) as Strategy, pairId: pair.id, mode: 1, ownerUserId: userId }),
+          domainCommand(VaultsCommandType.create, { slug, strategy: strategyNames.indexOf(body.strategy) as Strategy, pairIds: pairs.map((pair) => pair.id), mode: 1, ownerUserId: userId }),
         );
         if (submission.result !== Result.ok) throw refusal(submission.result);
         const vault = view.bySlug(slug)!;

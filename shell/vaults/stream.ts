@@ -65,7 +65,7 @@ export class VaultNavStream {
   }
 
   private navRecord(vault: VaultView): StreamMessage {
-    const quote = this.options.markets.pairById(vault.pairId)!.quote;
+    const quote = this.options.markets.pairById(vault.pairIds[0]!)!.quote;
     const priceAtoms = Number((BigInt(vault.navAtoms + virtualAssets) * 1_000_000_000n) / BigInt(vault.totalShares + virtualShares));
     return {
       vault: vault.slug,
@@ -102,7 +102,7 @@ export class VaultNavStream {
   }
 
   private fillMessage(vault: VaultView, trade: TradeView): StreamMessage {
-    const pair = this.options.markets.pairById(vault.pairId)!;
+    const pair = this.options.markets.pairById(trade.pairId)!;
     return {
       type: trade.side === 0 ? 'position_opened' : 'trade_closed',
       vault: vault.slug,

@@ -66,13 +66,13 @@ test('vaults over HTTP and /ws/vault/nav: deposit, trade, stream, withdraw, AI f
     });
     await until('the snapshot', () => messages.some((message) => message['type'] === 'snapshot'));
     const snapshot = messages.find((message) => message['type'] === 'snapshot')!;
-    assert.deepEqual(snapshot['vaults'].map((vault: Message) => vault.vault), ['eth-market-maker', 'btc-trend', 'ai-fund']);
+    assert.deepEqual(snapshot['vaults'].map((vault: Message) => vault.vault), ['eth-market-maker', 'btc-trend', 'crypto-basket', 'ai-fund']);
 
     const list = await call(server, 'GET', '/api/v1/vaults/list');
     assert.equal(list.status, 200);
-    assert.equal(list.json['vaults'].length, 3);
+    assert.equal(list.json['vaults'].length, 4);
     assert.equal(list.json['vaults'][0].share_price, '1.000000');
-    assert.deepEqual((await call(server, 'GET', '/api/v1/vaults/featured')).json['vaults'].map((vault: Message) => vault.slug), ['eth-market-maker', 'btc-trend']);
+    assert.deepEqual((await call(server, 'GET', '/api/v1/vaults/featured')).json['vaults'].map((vault: Message) => vault.slug), ['eth-market-maker', 'btc-trend', 'crypto-basket']);
     const address = list.json['vaults'][0].address as string;
     assert.match(address, /^0x[0-9a-f]{40}$/);
     const one = await call(server, 'GET', `/api/v1/vaults/${address}`);
@@ -163,7 +163,8 @@ test('vaults over HTTP and /ws/vault/nav: deposit, trade, stream, withdraw, AI f
     assert.equal(bought.status, 201);
     assert.equal((await call(server, 'GET', '/api/v1/vaults/ai-fund/my-shares', undefined, alice.key)).json['shares'], bought.json['shares']);
     assert.equal((await call(server, 'GET', '/api/v1/vaults/ai-fund/pnl', undefined, alice.key)).status, 200);
-    assert.equal((await call(server, 'GET', '/api/v1/vaults/ai-fund/positions')).json['positions'].length, 2);
+    // The AI fund allocates over four assets: cash and each asset at its oracle price.
+    assert.deepEqual((await call(server, 'GET', '/api/v1/vaults/ai-fund/positions')).json['positions'].map((row: Message) => row.asset), ['USDC', 'ETH', 'BTC', 'SOL', 'DOGE']);
     const sold = await call(server, 'POST', '/api/v1/vaults/ai-fund/sell-shares', { shares: '100' }, alice.bearer);
     assert.equal(sold.status, 200, JSON.stringify(sold.json));
 
@@ -179,7 +180,11 @@ test('vaults over HTTP and /ws/vault/nav: deposit, trade, stream, withdraw, AI f
     assert.equal((await call(server, 'GET', '/api/v1/paper-vaults', undefined, alice.key)).json['vaults'].length, 1);
     assert.equal((await call(server, 'GET', '/api/v1/paper-vaults', undefined, bob.key)).json['vaults'].length, 0);
     assert.equal((await call(server, 'GET', `/api/v1/paper-vaults/${id}/trades`, undefined, alice.key)).status, 200);
-    assert.equal((await call(server, 'GET', '/api/v1/vaults/list')).json['vaults'].length, 3, 'paper vaults are not listed');
+    assert.equal((await call(server, 'GET', '/api/v1/vaults/list')).json['vaults'].length, 4, 'paper vaults are not listed');
+    const basket = await call(server, 'POST', '/api/v1/paper-vaults', { strategy: 'basket', pair: 'ETH/USDC', pairs: ['BTC/USDC'] }, alice.key);
+    assert.equal(basket.status, 201);
+    assert.deepEqual(basket.json['pairs'], ['ETH/USDC', 'BTC/USDC']);
+    assert.equal((await call(server, 'POST', '/api/v1/paper-vaults', { strategy: 'trend', pair: 'ETH/USDC', pairs: ['BTC/USDC'] }, alice.key)).json['error'].code, 'INVALID_VAULT');
     assert.equal((await call(server, 'POST', `/api/v1/paper-vaults/${id}/withdraw`, { amount_usdc: '50' }, alice.key)).status, 200);
 
     const performance = await call(server, 'GET', '/api/v1/vaults/performance/eth-market-maker');
@@ -187,6 +192,8 @@ test('vaults over HTTP and /ws/vault/nav: deposit, trade, stream, withdraw, AI f
     assert.ok(performance.json['points'] > 1);
     const backtest = await call(server, 'GET', '/api/v1/vaults/backtest-performance/btc-trend');
     assert.equal(backtest.status, 200, JSON.stringify(backtest.json));
+    assert.ok(backtest.json['days'] >= 2);
+    assert.equal((await call(server, 'GET', '/api/v1/vaults/backtest-performance/crypto-basket')).json['assets'].length, 3);
     assert.deepEqual(backtest.json, (await call(server, 'GET', '/api/v1/vaults/backtest-performance/btc-trend')).json, 'deterministic');
 
     socket.close();

@@ -34,6 +34,7 @@ export interface NavPoint {
 
 export interface TradeView {
   readonly ms: number;
+  readonly pairId: number;
   readonly orderId: number;
   readonly side: number;
   readonly filledLots: number;
@@ -45,15 +46,16 @@ export interface VaultView {
   readonly vaultId: number;
   readonly slug: string;
   readonly strategy: Strategy;
-  readonly pairId: number;
+  readonly pairIds: readonly number[];
   readonly mode: Mode;
   readonly ownerUserId: number;
   readonly createdMs: number;
   totalShares: number;
   navAtoms: number;
   cashAtoms: number;
-  baseAtoms: number;
-  priceE8: number;
+  /** By the vault's pairs: the base held and its oracle price (0: none). */
+  baseAtoms: number[];
+  pricesE8: number[];
   updatedMs: number;
   readonly holders: Map<number, HolderView>;
   readonly history: NavPoint[];
@@ -78,9 +80,9 @@ export class VaultsView {
     const nowMs = engine.nowMs;
     for (const vault of vaults.vaults) {
       const value = vaults.valuation(vault);
-      const view = this.add(vault.vaultId, vault.slug, vault.strategy, vault.pair.id, vault.mode, vault.ownerUserId, nowMs);
+      const view = this.add(vault.vaultId, vault.slug, vault.strategy, vault.pairs.map((pair) => pair.id), vault.mode, vault.ownerUserId, nowMs);
       for (const [userId, holder] of vault.holders) view.holders.set(userId, { shares: holder.shares, costAtoms: holder.costAtoms });
-      this.revalue(view, { vaultId: vault.vaultId, atMs: nowMs, navAtoms: value.navAtoms, cashAtoms: value.cashAtoms, baseAtoms: value.baseAtoms, priceE8: value.priceE8, totalShares: vault.totalShares });
+      this.revalue(view, { vaultId: vault.vaultId, atMs: nowMs, navAtoms: value.navAtoms, cashAtoms: value.cashAtoms, baseAtoms: value.baseAtoms, pricesE8: value.pricesE8, totalShares: vault.totalShares });
     }
   }
 
@@ -97,20 +99,20 @@ export class VaultsView {
     return this.flows.get(`${userId}:${key}`);
   }
 
-  private add(vaultId: number, slug: string, strategy: Strategy, pairId: number, mode: Mode, ownerUserId: number, ms: number): VaultView {
+  private add(vaultId: number, slug: string, strategy: Strategy, pairIds: readonly number[], mode: Mode, ownerUserId: number, ms: number): VaultView {
     const view: VaultView = {
       vaultId,
       slug,
       strategy,
-      pairId,
+      pairIds,
       mode,
       ownerUserId,
       createdMs: ms,
       totalShares: 0,
       navAtoms: 0,
       cashAtoms: 0,
-      baseAtoms: 0,
-      priceE8: 0,
+      baseAtoms: pairIds.map(() => 0),
+      pricesE8: pairIds.map(() => 0),
       updatedMs: ms,
       holders: new Map(),
       history: [],
@@ -124,7 +126,7 @@ export class VaultsView {
     vault.navAtoms = nav.navAtoms;
     vault.cashAtoms = nav.cashAtoms;
     vault.baseAtoms = nav.baseAtoms;
-    vault.priceE8 = nav.priceE8;
+    vault.pricesE8 = nav.pricesE8;
     vault.totalShares = nav.totalShares;
     vault.updatedMs = nav.atMs;
     vault.history.push({ ms: nav.atMs, navAtoms: nav.navAtoms, totalShares: nav.totalShares });
@@ -145,7 +147,7 @@ export class VaultsView {
         return;
       case VaultsEventType.created: {
         const body = event.body as VaultCreated;
-        this.add(body.vaultId, body.slug, body.strategy, body.pairId, body.mode, body.ownerUserId, ts);
+        this.add(body.vaultId, body.slug, body.strategy, body.pairIds, body.mode, body.ownerUserId, ts);
         return;
       }
       case VaultsEventType.deposited:
@@ -163,7 +165,7 @@ export class VaultsView {
         const body = event.body as VaultTraded;
         const vault = this.vaults.get(body.vaultId);
         if (vault === undefined) return;
-        const trade: TradeView = { ms: ts, orderId: body.orderId, side: body.side, filledLots: body.filledLots, filledNotionalAtoms: body.filledNotionalAtoms, unwind: body.unwind };
+        const trade: TradeView = { ms: ts, pairId: body.pairId, orderId: body.orderId, side: body.side, filledLots: body.filledLots, filledNotionalAtoms: body.filledNotionalAtoms, unwind: body.unwind };
         vault.trades.push(trade);
         if (vault.trades.length > tradesKeptMax) vault.trades.shift();
         if (body.filledLots > 0) for (const listener of this.listeners) listener({ kind: 'trade', vault, trade });

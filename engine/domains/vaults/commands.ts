@@ -34,6 +34,8 @@ export const strategyMsMax = 86_400_000;
 /** The ERC-4626 virtual offset that guards the first deposit against the share-inflation attack. */
 export const virtualShares = 1_000;
 export const virtualAssets = 1;
+/** Pairs one vault trades (a basket's assets), all quoted in the same asset. */
+export const basketPairsMax = 4;
 /** Prices a trend or momentum strategy remembers (one per strategy run). */
 export const priceMemoryMax = 32;
 /** The trend strategy's moving-average window and the momentum strategy's look-back, in strategy runs. */
@@ -48,9 +50,9 @@ export const strategySlippageBps = 100;
 export const unwindSlippageBps = 500;
 
 /** The strategies: a deterministic rule giving the share of NAV to hold in the base asset. */
-export const Strategy = { marketMaking: 0, trend: 1, momentum: 2 } as const;
+export const Strategy = { marketMaking: 0, trend: 1, momentum: 2, basket: 3 } as const;
 export type Strategy = (typeof Strategy)[keyof typeof Strategy];
-export const strategyNames = ['market_making', 'trend', 'momentum'] as const;
+export const strategyNames = ['market_making', 'trend', 'momentum', 'basket'] as const;
 
 export const VaultsCommandType = { configure: 6001, create: 6002, deposit: 6003, withdraw: 6004, unwind: 6005 } as const;
 export const VaultsEventType = { configured: 6001, created: 6002, deposited: 6003, withdrawn: 6004, traded: 6005, nav: 6006 } as const;
@@ -61,13 +63,14 @@ export interface ConfigureVaults {
 }
 
 /**
- * A new vault (id = the previous id + 1) trading pair `pairId` in `mode`. `ownerUserId` 0 makes a public
+ * A new vault (id = the previous id + 1) trading the pairs `pairIds` in `mode` (one pair for market making
+ * and trend, one to `basketPairsMax` distinct pairs with one quote asset for momentum and basket). `ownerUserId` 0 makes a public
  * vault; a user id makes that user's own vault (a paper vault), which only its owner may deposit into.
  */
 export interface CreateVault {
   slug: string;
   strategy: Strategy;
-  pairId: number;
+  pairIds: number[];
   mode: Mode;
   ownerUserId: number;
 }
@@ -102,7 +105,7 @@ export interface VaultCreated {
   vaultId: number;
   slug: string;
   strategy: Strategy;
-  pairId: number;
+  pairIds: number[];
   mode: Mode;
   ownerUserId: number;
   accountUserId: number;
@@ -124,6 +127,7 @@ export interface VaultFlow {
 /** A strategy's or an unwind's order and how it filled (side 0 buy, 1 sell). */
 export interface VaultTraded {
   vaultId: number;
+  pairId: number;
   orderId: number;
   side: number;
   filledLots: number;
@@ -132,20 +136,20 @@ export interface VaultTraded {
   unwind: boolean;
 }
 
-/** A revaluation: NAV = cash + base at the oracle price, both in quote atoms. */
+/** A revaluation: NAV = cash + each pair's base at its oracle price, in quote atoms (lists by the vault's pairs). */
 export interface VaultNav {
   vaultId: number;
   atMs: number;
   navAtoms: number;
   cashAtoms: number;
-  baseAtoms: number;
-  priceE8: number;
+  baseAtoms: number[];
+  pricesE8: number[];
   totalShares: number;
 }
 
 export const VaultsResult = {
   invalidConfiguration: domainResult(vaultsDomainId, 6001, 'INVALID_VAULT_CONFIGURATION', `strategy_ms must be ${strategyMsMin} to ${strategyMsMax}`),
-  invalidVault: domainResult(vaultsDomainId, 6002, 'INVALID_VAULT', 'a new slug of 1 to 32 of a-z, 0-9 and -, a known strategy, a pair quoted in the mode, and an owner 0 or a user'),
+  invalidVault: domainResult(vaultsDomainId, 6002, 'INVALID_VAULT', `a new slug of 1 to 32 of a-z, 0-9 and -, a known strategy, its pairs (one, or up to ${basketPairsMax} distinct ones with one quote for momentum and basket), a mode, and an owner 0 or a user`),
   vaultNotFound: domainResult(vaultsDomainId, 6003, 'VAULT_NOT_FOUND', 'no vault has this id (or it is another user’s own vault)'),
   invalidAmount: domainResult(vaultsDomainId, 6004, 'INVALID_VAULT_AMOUNT', `an amount of ${amountAtomsMin} to ${amountAtomsMax} atoms, or a positive whole number of shares, one of the two`),
   duplicateKey: domainResult(vaultsDomainId, 6005, 'DUPLICATE_IDEMPOTENCY_KEY', 'this idempotency key was used already; the first result stands'),
@@ -188,18 +192,19 @@ export const createVaultCodec: DomainCommandCodec<CreateVault> = {
   type: VaultsCommandType.create,
   name: 'CreateVault',
   fieldCount: 5,
-  isEncodable: (body) => fits(body.slug, slugCharsMax) && integers(body.strategy, body.pairId, body.mode, body.ownerUserId),
+  isEncodable: (body) =>
+    fits(body.slug, slugCharsMax) && integers(body.strategy, body.mode, body.ownerUserId) && Array.isArray(body.pairIds) && body.pairIds.length <= basketPairsMax && integers(...body.pairIds),
   write(writer: FieldWriter, body) {
     writer.string(body.slug);
     writer.integer(body.strategy);
-    writer.integer(body.pairId);
+    writer.integers(body.pairIds);
     writer.integer(body.mode);
     writer.integer(body.ownerUserId);
   },
   read: (reader: FieldReader) => ({
     slug: reader.string('slug', slugCharsMax),
     strategy: reader.integer('strategy') as Strategy,
-    pairId: reader.integer('pairId'),
+    pairIds: reader.integers('pairIds', basketPairsMax),
     mode: reader.integer('mode') as Mode,
     ownerUserId: reader.integer('ownerUserId'),
   }),

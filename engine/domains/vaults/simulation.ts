@@ -1,6 +1,6 @@
 /**
  * The vaults' part of the seeded simulation: a strategy period, one vault of each strategy (paper mode, on
- * ETH/USDC and BTC/USDC), USDC deposits of users of its own (601 to 606, paper mode) that fund them, then
+ * ETH/USDC and BTC/USDC, the momentum and basket vaults on both), USDC deposits of users of its own (601 to 606, paper mode) that fund them, then
  * deposits, withdrawals by shares and by amount (some beyond what a holder has or the vault's free cash),
  * unwinds, repeated idempotency keys and malformed commands. Strategies trade on the RunTimers the
  * generator journals as time moves on.
@@ -21,9 +21,10 @@ const users = 6;
 /** What each simulated user deposits: 1 million USDC of paper funds. */
 const fundingAtoms = 1_000_000_000_000;
 const vaultsMade: readonly CreateVault[] = [
-  { slug: 'sim-mm-eth', strategy: Strategy.marketMaking, pairId: 1, mode: 1, ownerUserId: 0 },
-  { slug: 'sim-trend-btc', strategy: Strategy.trend, pairId: 2, mode: 1, ownerUserId: 0 },
-  { slug: 'sim-momentum-eth', strategy: Strategy.momentum, pairId: 1, mode: 1, ownerUserId: 0 },
+  { slug: 'sim-mm-eth', strategy: Strategy.marketMaking, pairIds: [1], mode: 1, ownerUserId: 0 },
+  { slug: 'sim-trend-btc', strategy: Strategy.trend, pairIds: [2], mode: 1, ownerUserId: 0 },
+  { slug: 'sim-momentum', strategy: Strategy.momentum, pairIds: [1, 2], mode: 1, ownerUserId: 0 },
+  { slug: 'sim-basket', strategy: Strategy.basket, pairIds: [2, 1], mode: 1, ownerUserId: 0 },
 ];
 
 export class VaultsSimulation implements DomainCommandGenerator {
@@ -82,7 +83,7 @@ export class VaultsSimulation implements DomainCommandGenerator {
       case 2:
         return domainCommand(VaultsCommandType.withdraw, { vaultId: 1, userId: firstUser, shares: 1, amountAtoms: amountAtomsMin, idempotencyKey: 'sim-z' } satisfies WithdrawFromVault);
       case 3:
-        return domainCommand(VaultsCommandType.create, { slug: 'Bad Slug', strategy: Strategy.trend, pairId: 1, mode: 1, ownerUserId: 0 } satisfies CreateVault);
+        return domainCommand(VaultsCommandType.create, { slug: 'Bad Slug', strategy: Strategy.trend, pairIds: [1], mode: 1, ownerUserId: 0 } satisfies CreateVault);
       default:
         return domainCommand(VaultsCommandType.configure, { strategyMs: 10 });
     }

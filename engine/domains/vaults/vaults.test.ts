@@ -74,7 +74,7 @@ class Harness {
   }
 
   create(slug: string, strategy: Strategy, mode: Mode = 0, ownerUserId = 0): ResultCode {
-    return this.apply(t0, domainCommand(VaultsCommandType.create, { slug, strategy, pairId: 1, mode, ownerUserId }));
+    return this.apply(t0, domainCommand(VaultsCommandType.create, { slug, strategy, pairIds: [1], mode, ownerUserId }));
   }
 
   deposit(ts: number, vaultId: number, userId: number, amountAtoms: number, key: string): ResultCode {
@@ -182,7 +182,7 @@ test('a strategy trades through the exchange at journaled times, and a holder wi
   assert.ok(h.sink.events.some((event) => event.kind === EventKind.tradeExecuted), 'the fill is an exchange trade');
   assert.equal(h.balance(domainUserId(vaultsDomainId, 1), eth.index), 3_333 * 10_000);
   const navs = h.domainEvents<VaultNav>(VaultsEventType.nav);
-  assert.equal(navs.at(-1)!.baseAtoms, 3_333 * 10_000);
+  assert.deepEqual(navs.at(-1)!.baseAtoms, [3_333 * 10_000]);
 
   // Conservation: the holders' shares at the share price add up to NAV within rounding.
   assert.equal(h.deposit(t0 + 61_000, 1, 2, usd(2_500), 'd2'), Result.ok);
@@ -259,14 +259,41 @@ test('an owner’s own paper vault: funded from paper balances, invisible to any
   assert.equal(h.balance(7, usdc.index, 1), usd(50_000));
 });
 
-test('the trend and momentum rules, on price series worked by hand', () => {
-  assert.equal(Vaults.targetBps(Strategy.trend, [100, 100, 100, 100]), 5_000, 'too little history');
+test('the strategies\u2019 rules, on price series worked by hand', () => {
+  assert.deepEqual(Vaults.targetBps(Strategy.trend, [[100, 100, 100, 100]]), [5_000], 'too little history');
   // MA of the last five: (100 + 100 + 100 + 100 + 110) / 5 = 102 < 110: up.
-  assert.equal(Vaults.targetBps(Strategy.trend, [100, 100, 100, 100, 110]), 8_000);
-  assert.equal(Vaults.targetBps(Strategy.trend, [120, 120, 120, 120, 110]), 2_000);
-  assert.equal(Vaults.targetBps(Strategy.momentum, [100, 90, 95, 101]), 9_000);
-  assert.equal(Vaults.targetBps(Strategy.momentum, [100, 90, 95, 99]), 1_000);
-  assert.equal(Vaults.targetBps(Strategy.marketMaking, [1, 2, 3]), 5_000);
+  assert.deepEqual(Vaults.targetBps(Strategy.trend, [[100, 100, 100, 100, 110]]), [8_000]);
+  assert.deepEqual(Vaults.targetBps(Strategy.trend, [[120, 120, 120, 120, 110]]), [2_000]);
+  // Momentum over three runs: 101 > 100 rose, 99 < 100 fell; the risers share 90 %.
+  assert.deepEqual(Vaults.targetBps(Strategy.momentum, [[100, 90, 95, 101]]), [9_000]);
+  assert.deepEqual(Vaults.targetBps(Strategy.momentum, [[100, 90, 95, 99]]), [0]);
+  assert.deepEqual(Vaults.targetBps(Strategy.momentum, [[100, 90, 95, 101], [50, 60, 70, 80], [10, 9, 8, 7]]), [4_500, 4_500, 0]);
+  assert.deepEqual(Vaults.targetBps(Strategy.momentum, [[100, 101], [50, 60, 70, 80]]), [2_500, 2_500], 'half, spread, until the history is there');
+  assert.deepEqual(Vaults.targetBps(Strategy.basket, [[1], [2], [3]]), [3_000, 3_000, 3_000]);
+  assert.deepEqual(Vaults.targetBps(Strategy.marketMaking, [[1, 2, 3]]), [5_000]);
+});
+
+test('a basket vault holds every asset of its basket and values each at its oracle price', () => {
+  const h = liquidVault();
+  h.fund(maker, markets.assetBySymbol('BTC')!.id, 10 * 100_000_000);
+  const btcTicks = 9_000_000;
+  h.apply(t0, domainCommand(PricesCommandType.postPriceTicks, { source: PriceSource.sim, symbols: ['BTC'], pricesE8: [btcTicks * 1_000_000] } satisfies PostPriceTicks));
+  const btcOrder = { kind: CommandKind.placeOrder, seq: 0, ts: 0, userId: maker, mode: 0, pairId: 2, side: 1, orderType: OrderType.limit, timeInForce: TimeInForce.gtc, priceTicks: btcTicks + 9_000, stopPriceTicks: 0, quantityLots: 50_000, postOnly: false, selfTradePrevention: SelfTradePrevention.cancelTaker, clientOrderId: '' } as const;
+  assert.equal(h.apply(t0, { ...btcOrder, orderId: h.engine.lastOrderId + 1 }), Result.ok);
+  assert.equal(h.apply(t0, domainCommand(VaultsCommandType.create, { slug: 'basket', strategy: Strategy.basket, pairIds: [1, 2], mode: 0, ownerUserId: 0 })), Result.ok);
+  assert.equal(h.apply(t0, domainCommand(VaultsCommandType.create, { slug: 'two-mm', strategy: Strategy.marketMaking, pairIds: [1, 2], mode: 0, ownerUserId: 0 })), VaultsResult.invalidVault);
+  assert.equal(h.apply(t0, domainCommand(VaultsCommandType.create, { slug: 'twice', strategy: Strategy.basket, pairIds: [1, 1], mode: 0, ownerUserId: 0 })), VaultsResult.invalidVault);
+  assert.equal(h.deposit(t0, 2, 1, usd(10_000), 'b1'), Result.ok);
+  assert.equal(h.apply(t0 + 60_000, { kind: CommandKind.runTimers, seq: 0, ts: 0 }), Result.ok);
+  const trades = h.domainEvents<VaultTraded>(VaultsEventType.traded).filter((trade) => trade.vaultId === 2);
+  assert.deepEqual(trades.map((trade) => [trade.pairId, trade.side]), [[1, 0], [2, 0]], 'one buy on each pair');
+  const nav = h.domainEvents<VaultNav>(VaultsEventType.nav).at(-1)!;
+  assert.equal(nav.baseAtoms.length, 2);
+  assert.ok(nav.baseAtoms.every((atoms) => atoms > 0));
+  const vault = h.vaults.vault(2)!;
+  const value = h.vaults.valuation(vault);
+  assert.equal(value.navAtoms, nav.navAtoms);
+  assert.equal(h.engine.ledger.audit(), null);
 });
 
 test('a simulated journal conserves money, replays through the frame codec to the same hash, and a snapshot restores it', () => {
@@ -283,7 +310,7 @@ test('a simulated journal conserves money, replays through the frame codec to th
     assert.equal(h.engine.ledger.audit(), null);
   }
   const simVaults = h.vaults.vaults.filter((vault) => vault.slug.startsWith('sim-'));
-  assert.equal(simVaults.length, 3);
+  assert.equal(simVaults.length, 4);
   assert.ok(h.domainEvents<VaultTraded>(VaultsEventType.traded).length > 0, 'the strategies traded');
   for (const vault of h.vaults.vaults) {
     const nav = h.vaults.valuation(vault).navAtoms;

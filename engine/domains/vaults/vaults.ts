@@ -36,6 +36,7 @@ import {
   VaultsResult,
   amountAtomsMax,
   amountAtomsMin,
+  basketPairsMax,
   assetsForShares,
   baseAtomsForValue,
   baseValueAtoms,
@@ -79,29 +80,38 @@ export class Holder {
 export class Vault {
   readonly holders = new Map<number, Holder>();
   totalShares = 0;
-  /** The oracle prices seen at the last strategy runs, oldest first (at most priceMemoryMax). */
-  readonly pricesE8: number[] = [];
+  /** Per pair: the oracle prices seen at the last strategy runs, oldest first (at most priceMemoryMax). */
+  readonly pricesE8: number[][];
 
   constructor(
     readonly vaultId: number,
     readonly slug: string,
     readonly strategy: Strategy,
-    readonly pair: Pair,
+    readonly pairs: readonly Pair[],
     readonly mode: Mode,
     readonly ownerUserId: number,
     readonly account: number,
-  ) {}
+  ) {
+    this.pricesE8 = pairs.map(() => []);
+  }
+
+  /** The asset deposits, withdrawals and NAV are in: every pair's quote. */
+  get quote(): Pair['quote'] {
+    return this.pairs[0]!.quote;
+  }
 }
 
-/** The vault's figures at one moment: cash and base balances and their NAV. */
+/** The vault's figures at one moment: cash, each pair's base and oracle price (0: none), and NAV. */
 export interface Valuation {
   cashAtoms: number;
-  baseAtoms: number;
-  priceE8: number;
+  baseAtoms: number[];
+  pricesE8: number[];
   navAtoms: number;
+  /** Whether some base is held without an oracle price (NAV then counts it as nothing). */
+  unpriced: boolean;
 }
 
-type VaultRow = [vaultId: number, slug: string, strategy: number, pairId: number, mode: number, ownerUserId: number, totalShares: number, holders: number[], prices: number[]];
+type VaultRow = [vaultId: number, slug: string, strategy: number, pairIds: number[], mode: number, ownerUserId: number, totalShares: number, holders: number[], prices: number[][]];
 
 export interface VaultsSnapshot {
   strategyMs: number;
@@ -157,15 +167,24 @@ export class Vaults implements DomainModule {
     return this.vaults.find((vault) => vault.slug === slug);
   }
 
-  /** The vault's cash, base and NAV now; `priceE8` 0 when the oracle has no price (then NAV counts cash only). */
+  /** The vault's cash, bases and NAV now; an unpriced base counts as nothing (and `unpriced` says so). */
   valuation(vault: Vault): Valuation {
     const ledger = this.port.ledger;
-    const pair = vault.pair;
-    const cashAtoms = ledger.availableAtoms(vault.account, pair.quote.index) + ledger.heldAtoms(vault.account, pair.quote.index);
-    const baseAtoms = ledger.availableAtoms(vault.account, pair.base.index) + ledger.heldAtoms(vault.account, pair.base.index);
-    const priceE8 = this.prices.priceE8(pair.base.symbol);
-    const navAtoms = cashAtoms + (priceE8 > 0 ? baseValueAtoms(baseAtoms, priceE8, pair.base.decimals, pair.quote.decimals) : 0);
-    return { cashAtoms, baseAtoms, priceE8, navAtoms };
+    const quote = vault.quote;
+    const cashAtoms = ledger.availableAtoms(vault.account, quote.index) + ledger.heldAtoms(vault.account, quote.index);
+    let navAtoms = cashAtoms;
+    let unpriced = false;
+    const baseAtoms: number[] = [];
+    const pricesE8: number[] = [];
+    for (const pair of vault.pairs) {
+      const base = ledger.availableAtoms(vault.account, pair.base.index) + ledger.heldAtoms(vault.account, pair.base.index);
+      const priceE8 = this.prices.priceE8(pair.base.symbol);
+      baseAtoms.push(base);
+      pricesE8.push(priceE8);
+      if (priceE8 > 0) navAtoms += baseValueAtoms(base, priceE8, pair.base.decimals, quote.decimals);
+      else if (base > 0) unpriced = true;
+    }
+    return { cashAtoms, baseAtoms, pricesE8, navAtoms, unpriced };
   }
 
   hasKey(userId: number, key: string): boolean {
@@ -208,16 +227,23 @@ export class Vaults implements DomainModule {
   private create(body: CreateVault): ResultCode {
     if (this.vaults.length >= vaultsMax) return VaultsResult.full;
     if (!isSlug(body.slug) || this.bySlug(body.slug) !== undefined) return VaultsResult.invalidVault;
-    if (body.strategy !== Strategy.marketMaking && body.strategy !== Strategy.trend && body.strategy !== Strategy.momentum) return VaultsResult.invalidVault;
-    const pair = Number.isSafeInteger(body.pairId) ? this.port.markets.pairById(body.pairId) : undefined;
-    if (pair === undefined || (body.mode !== 0 && body.mode !== 1)) return VaultsResult.invalidVault;
+    if (body.strategy !== Strategy.marketMaking && body.strategy !== Strategy.trend && body.strategy !== Strategy.momentum && body.strategy !== Strategy.basket) return VaultsResult.invalidVault;
+    const pairsMax = body.strategy === Strategy.momentum || body.strategy === Strategy.basket ? basketPairsMax : 1;
+    if (!Array.isArray(body.pairIds) || body.pairIds.length < 1 || body.pairIds.length > pairsMax || new Set(body.pairIds).size !== body.pairIds.length) return VaultsResult.invalidVault;
+    const pairs: Pair[] = [];
+    for (const pairId of body.pairIds) {
+      const pair = Number.isSafeInteger(pairId) ? this.port.markets.pairById(pairId) : undefined;
+      if (pair === undefined || (pairs.length > 0 && pair.quote.index !== pairs[0]!.quote.index)) return VaultsResult.invalidVault;
+      pairs.push(pair);
+    }
+    if (body.mode !== 0 && body.mode !== 1) return VaultsResult.invalidVault;
     if (!Number.isSafeInteger(body.ownerUserId) || body.ownerUserId < 0 || body.ownerUserId > userIdMax) return VaultsResult.invalidVault;
     const vaultId = this.vaults.length + 1;
     const accountUserId = domainUserId(vaultsDomainId, vaultId);
     const account = this.port.ledger.findOrOpen(accountUserId, body.mode);
     if (account === noAccount) return Result.tooManyAccounts;
-    this.vaults.push(new Vault(vaultId, body.slug, body.strategy, pair, body.mode, body.ownerUserId, account));
-    const event: VaultCreated = { vaultId, slug: body.slug, strategy: body.strategy, pairId: pair.id, mode: body.mode, ownerUserId: body.ownerUserId, accountUserId };
+    this.vaults.push(new Vault(vaultId, body.slug, body.strategy, pairs, body.mode, body.ownerUserId, account));
+    const event: VaultCreated = { vaultId, slug: body.slug, strategy: body.strategy, pairIds: pairs.map((pair) => pair.id), mode: body.mode, ownerUserId: body.ownerUserId, accountUserId };
     this.port.emit(domainEvent(VaultsEventType.created, event));
     return Result.ok;
   }
@@ -238,10 +264,10 @@ export class Vaults implements DomainModule {
     if (this.hasKey(body.userId, body.idempotencyKey)) return VaultsResult.duplicateKey;
     const ledger = this.port.ledger;
     const account = ledger.find(body.userId, vault.mode);
-    const quote = vault.pair.quote.index;
+    const quote = vault.quote.index;
     if (account === noAccount || ledger.availableAtoms(account, quote) < body.amountAtoms) return VaultsResult.insufficientBalance;
     const value = this.valuation(vault);
-    if (value.baseAtoms > 0 && value.priceE8 === 0) return VaultsResult.unpriced;
+    if (value.unpriced) return VaultsResult.unpriced;
     const shares = sharesForDeposit(body.amountAtoms, vault.totalShares, value.navAtoms);
     if (shares < 1) return VaultsResult.tooSmall;
     const holder = vault.holders.get(body.userId);
@@ -282,13 +308,13 @@ export class Vaults implements DomainModule {
     if (this.hasKey(body.userId, body.idempotencyKey)) return VaultsResult.duplicateKey;
     const holder = vault.holders.get(body.userId);
     const value = this.valuation(vault);
-    if (value.baseAtoms > 0 && value.priceE8 === 0) return VaultsResult.unpriced;
+    if (value.unpriced) return VaultsResult.unpriced;
     const shares = byShares ? body.shares : sharesForWithdrawal(body.amountAtoms, vault.totalShares, value.navAtoms);
     if (holder === undefined || shares > holder.shares) return VaultsResult.insufficientShares;
     const amountAtoms = byShares ? assetsForShares(shares, vault.totalShares, value.navAtoms) : body.amountAtoms;
     if (amountAtoms < 1) return VaultsResult.tooSmall;
     const ledger = this.port.ledger;
-    const quote = vault.pair.quote.index;
+    const quote = vault.quote.index;
     if (ledger.availableAtoms(vault.account, quote) < amountAtoms) return VaultsResult.illiquid;
     const account = ledger.findOrOpen(body.userId, vault.mode);
     if (account === noAccount) return Result.tooManyAccounts;
@@ -322,22 +348,24 @@ export class Vaults implements DomainModule {
     if (vault === undefined) return VaultsResult.vaultNotFound;
     if (!Number.isSafeInteger(body.cashAtoms) || body.cashAtoms < 1 || body.cashAtoms > amountAtomsMax) return VaultsResult.invalidAmount;
     const ledger = this.port.ledger;
-    const pair = vault.pair;
-    const shortAtoms = body.cashAtoms - ledger.availableAtoms(vault.account, pair.quote.index);
-    const priceE8 = this.prices.priceE8(pair.base.symbol);
-    if (shortAtoms <= 0 || priceE8 === 0) return VaultsResult.illiquid;
-    // Sell what the shortfall is worth at the limit price (the worst the IOC accepts), in whole lots, rounded up.
-    const limitE8 = Math.floor((priceE8 * (10_000 - unwindSlippageBps)) / 10_000);
-    if (limitE8 < 1) return VaultsResult.illiquid;
-    const wantedAtoms = baseAtomsForValue(shortAtoms, limitE8, pair.base.decimals, pair.quote.decimals) + pair.baseAtomsPerLot;
-    const availableLots = Math.floor(ledger.availableAtoms(vault.account, pair.base.index) / pair.baseAtomsPerLot);
-    const lots = Math.min(Math.ceil(wantedAtoms / pair.baseAtomsPerLot), availableLots, pair.quantityLotsMax);
-    if (lots < 1) return VaultsResult.illiquid;
-    const priceTicks = this.ticksAt(pair, limitE8, false);
-    if (priceTicks < 1) return VaultsResult.illiquid;
-    // Refused placements change nothing, so the command stays all-or-nothing: either an order ran or it is refused.
-    const result = this.place(vault, 1, lots, priceTicks, true);
-    return result === Result.ok ? Result.ok : VaultsResult.illiquid;
+    let placed = false;
+    // Pair by pair, in the vault's order, until the free cash reaches what is wanted.
+    for (const pair of vault.pairs) {
+      const shortAtoms = body.cashAtoms - ledger.availableAtoms(vault.account, vault.quote.index);
+      if (shortAtoms <= 0) break;
+      const priceE8 = this.prices.priceE8(pair.base.symbol);
+      // Sell what the shortfall is worth at the limit price (the worst the IOC accepts), in whole lots, rounded up.
+      const limitE8 = Math.floor((priceE8 * (10_000 - unwindSlippageBps)) / 10_000);
+      if (limitE8 < 1) continue;
+      const wantedAtoms = baseAtomsForValue(shortAtoms, limitE8, pair.base.decimals, pair.quote.decimals) + pair.baseAtomsPerLot;
+      const availableLots = Math.floor(ledger.availableAtoms(vault.account, pair.base.index) / pair.baseAtomsPerLot);
+      const lots = Math.min(Math.ceil(wantedAtoms / pair.baseAtomsPerLot), availableLots, pair.quantityLotsMax);
+      const priceTicks = this.ticksAt(pair, limitE8, false);
+      if (lots < 1 || priceTicks < 1) continue;
+      // A refused placement changes nothing, so the command is refused only when no order ran at all.
+      if (this.place(vault, pair, 1, lots, priceTicks, true) === Result.ok) placed = true;
+    }
+    return placed ? Result.ok : VaultsResult.illiquid;
   }
 
   private remember(userId: number, key: string): void {
@@ -360,12 +388,12 @@ export class Vaults implements DomainModule {
   }
 
   /** Places one IOC limit order of the vault's account through the client path; emits VaultTraded when it ran. */
-  private place(vault: Vault, side: 0 | 1, lots: number, priceTicks: number, unwind: boolean): ResultCode {
+  private place(vault: Vault, pair: Pair, side: 0 | 1, lots: number, priceTicks: number, unwind: boolean): ResultCode {
     const order = this.order;
     order.orderId = this.port.nextOrderId();
     order.userId = domainUserId(vaultsDomainId, vault.vaultId);
     order.mode = vault.mode;
-    order.pairId = vault.pair.id;
+    order.pairId = pair.id;
     order.side = side;
     order.quantityLots = lots;
     order.priceTicks = priceTicks;
@@ -375,11 +403,12 @@ export class Vaults implements DomainModule {
     const ledger = this.port.ledger;
     const event: VaultTraded = {
       vaultId: vault.vaultId,
+      pairId: pair.id,
       orderId: order.orderId,
       side,
       filledLots: report.filledLots,
       filledNotionalAtoms: report.filledNotionalAtoms,
-      baseAtoms: ledger.availableAtoms(vault.account, vault.pair.base.index) + ledger.heldAtoms(vault.account, vault.pair.base.index),
+      baseAtoms: ledger.availableAtoms(vault.account, pair.base.index) + ledger.heldAtoms(vault.account, pair.base.index),
       unwind,
     };
     this.port.emit(domainEvent(VaultsEventType.traded, event));
@@ -389,24 +418,34 @@ export class Vaults implements DomainModule {
   // -------------------------------------------------------------------------------------------------
   // Strategies
 
-  /** The share of NAV (basis points) the vault's strategy wants in the base asset, given its price memory. */
-  static targetBps(strategy: Strategy, pricesE8: readonly number[]): number {
-    const last = pricesE8.at(-1) ?? 0;
+  /**
+   * The share of NAV (basis points) the vault's strategy wants in each of its pairs' base, given each pair's
+   * price memory (oldest first). Market making and trend have one pair; momentum and basket one or more.
+   */
+  static targetBps(strategy: Strategy, memories: readonly (readonly number[])[]): number[] {
+    const count = memories.length;
     switch (strategy) {
       case Strategy.marketMaking:
         // Inventory kept balanced: the vault provides both sides' liquidity over time by trading back to half.
-        return 5_000;
-      case Strategy.trend: {
-        if (pricesE8.length < trendWindow) return 5_000;
-        let sum = 0;
-        for (let index = pricesE8.length - trendWindow; index < pricesE8.length; index++) sum += pricesE8[index]!;
-        // Above its moving average the trend is up: mostly long; below it, mostly cash.
-        return last * trendWindow > sum ? 8_000 : 2_000;
-      }
+        return memories.map(() => 5_000);
+      case Strategy.trend:
+        return memories.map((pricesE8) => {
+          if (pricesE8.length < trendWindow) return 5_000;
+          let sum = 0;
+          for (let index = pricesE8.length - trendWindow; index < pricesE8.length; index++) sum += pricesE8[index]!;
+          // Above its moving average the trend is up: mostly long; below it, mostly cash.
+          return pricesE8.at(-1)! * trendWindow > sum ? 8_000 : 2_000;
+        });
+      case Strategy.basket:
+        // Equal weights over the basket, 90 % invested, 10 % cash for withdrawals.
+        return memories.map(() => Math.floor(9_000 / count));
       default: {
-        if (pricesE8.length <= momentumLookback) return 5_000;
-        const before = pricesE8[pricesE8.length - 1 - momentumLookback]!;
-        return last > before ? 9_000 : 1_000;
+        // Momentum: 90 % shared equally by the assets that rose over the look-back, cash when none did;
+        // half the NAV spread equally until every asset has the history.
+        if (memories.some((pricesE8) => pricesE8.length <= momentumLookback)) return memories.map(() => Math.floor(5_000 / count));
+        const rising = memories.map((pricesE8) => pricesE8.at(-1)! > pricesE8[pricesE8.length - 1 - momentumLookback]!);
+        const risers = rising.filter(Boolean).length;
+        return rising.map((rose) => (rose ? Math.floor(9_000 / risers) : 0));
       }
     }
   }
@@ -421,34 +460,38 @@ export class Vaults implements DomainModule {
   }
 
   private runStrategy(vault: Vault, nowMs: number): void {
-    const pair = vault.pair;
     const value = this.valuation(vault);
-    if (value.priceE8 === 0 || vault.totalShares === 0) return;
-    vault.pricesE8.push(value.priceE8);
-    if (vault.pricesE8.length > priceMemoryMax) vault.pricesE8.shift();
-    const targetAtoms = Math.floor((value.navAtoms * Vaults.targetBps(vault.strategy, vault.pricesE8)) / 10_000);
-    const heldValue = value.navAtoms - value.cashAtoms;
-    const gap = targetAtoms - heldValue;
-    if (Math.abs(gap) * 10_000 >= value.navAtoms * rebalanceMinBps) {
+    if (value.pricesE8.some((priceE8) => priceE8 === 0) || vault.totalShares === 0) return;
+    vault.pairs.forEach((_, index) => {
+      const memory = vault.pricesE8[index]!;
+      memory.push(value.pricesE8[index]!);
+      if (memory.length > priceMemoryMax) memory.shift();
+    });
+    const targets = Vaults.targetBps(vault.strategy, vault.pricesE8);
+    const ledger = this.port.ledger;
+    vault.pairs.forEach((pair, index) => {
+      const priceE8 = value.pricesE8[index]!;
+      const heldValue = baseValueAtoms(value.baseAtoms[index]!, priceE8, pair.base.decimals, pair.quote.decimals);
+      const gap = Math.floor((value.navAtoms * targets[index]!) / 10_000) - heldValue;
+      if (Math.abs(gap) * 10_000 < value.navAtoms * rebalanceMinBps) return;
       const side: 0 | 1 = gap > 0 ? 0 : 1;
-      const ledger = this.port.ledger;
       let tradeAtoms = Math.min(Math.abs(gap), Math.floor((value.navAtoms * rebalanceClipBps) / 10_000));
       // A buy keeps a margin of the free cash for fees; a sell cannot sell more than the free base.
       if (side === 0) tradeAtoms = Math.min(tradeAtoms, Math.floor((ledger.availableAtoms(vault.account, pair.quote.index) * 95) / 100));
-      const limitE8 = side === 0 ? Math.floor((value.priceE8 * (10_000 + strategySlippageBps)) / 10_000) : Math.floor((value.priceE8 * (10_000 - strategySlippageBps)) / 10_000);
-      let lots = Math.floor(baseAtomsForValue(tradeAtoms, value.priceE8, pair.base.decimals, pair.quote.decimals) / pair.baseAtomsPerLot);
+      const limitE8 = Math.floor((priceE8 * (10_000 + (side === 0 ? strategySlippageBps : -strategySlippageBps))) / 10_000);
+      let lots = Math.floor(baseAtomsForValue(tradeAtoms, priceE8, pair.base.decimals, pair.quote.decimals) / pair.baseAtomsPerLot);
       if (side === 1) lots = Math.min(lots, Math.floor(ledger.availableAtoms(vault.account, pair.base.index) / pair.baseAtomsPerLot));
       lots = Math.min(lots, pair.quantityLotsMax);
       const priceTicks = this.ticksAt(pair, limitE8, side === 0);
       // A refused order (no liquidity to hold against, a full book) changes nothing; the next run tries again.
-      if (lots >= 1 && priceTicks >= 1) this.place(vault, side, lots, priceTicks, false);
-    }
+      if (lots >= 1 && priceTicks >= 1) this.place(vault, pair, side, lots, priceTicks, false);
+    });
     this.emitNav(vault, nowMs);
   }
 
   private emitNav(vault: Vault, atMs = this.port.commandTimeMs()): void {
     const value = this.valuation(vault);
-    const event: VaultNav = { vaultId: vault.vaultId, atMs, navAtoms: value.navAtoms, cashAtoms: value.cashAtoms, baseAtoms: value.baseAtoms, priceE8: value.priceE8, totalShares: vault.totalShares };
+    const event: VaultNav = { vaultId: vault.vaultId, atMs, navAtoms: value.navAtoms, cashAtoms: value.cashAtoms, baseAtoms: value.baseAtoms, pricesE8: value.pricesE8, totalShares: vault.totalShares };
     this.port.emit(domainEvent(VaultsEventType.nav, event));
   }
 
@@ -467,7 +510,13 @@ export class Vaults implements DomainModule {
         else if (typeof field === 'number') hasher.number(field);
         else {
           hasher.number(field.length);
-          for (const value of field) hasher.number(value);
+          for (const value of field) {
+            if (typeof value === 'number') hasher.number(value);
+            else {
+              hasher.number(value.length);
+              for (const price of value) hasher.number(price);
+            }
+          }
         }
       }
     }
@@ -479,7 +528,7 @@ export class Vaults implements DomainModule {
     return this.vaults.map((vault): VaultRow => {
       const holders: number[] = [];
       for (const [userId, holder] of vault.holders) holders.push(userId, holder.shares, holder.costAtoms);
-      return [vault.vaultId, vault.slug, vault.strategy, vault.pair.id, vault.mode, vault.ownerUserId, vault.totalShares, holders, [...vault.pricesE8]];
+      return [vault.vaultId, vault.slug, vault.strategy, vault.pairs.map((pair) => pair.id), vault.mode, vault.ownerUserId, vault.totalShares, holders, vault.pricesE8.map((prices) => [...prices])];
     });
   }
 
@@ -498,20 +547,21 @@ export class Vaults implements DomainModule {
     if (data.vaults.length > vaultsMax || data.keys.length > idempotencyKeysMax) throw new Error('vaults snapshot: too large');
     for (const [index, row] of data.vaults.entries()) {
       if (!Array.isArray(row) || row.length !== 9) throw new Error('vaults snapshot: malformed vault');
-      const [vaultId, slug, strategy, pairId, mode, ownerUserId, totalShares, holders, prices] = row;
-      const pair = integer(pairId) ? this.port.markets.pairById(pairId) : undefined;
-      if (vaultId !== index + 1 || !isSlug(slug) || ![strategy, mode, ownerUserId, totalShares].every(integer) || pair === undefined || (mode !== 0 && mode !== 1)) {
+      const [vaultId, slug, strategy, pairIds, mode, ownerUserId, totalShares, holders, prices] = row;
+      const pairs = Array.isArray(pairIds) && pairIds.length >= 1 && pairIds.length <= basketPairsMax ? pairIds.map((pairId) => (integer(pairId) ? this.port.markets.pairById(pairId) : undefined)) : [undefined];
+      if (vaultId !== index + 1 || !isSlug(slug) || ![strategy, mode, ownerUserId, totalShares].every(integer) || pairs.includes(undefined) || (mode !== 0 && mode !== 1)) {
         throw new Error('vaults snapshot: malformed vault');
       }
-      if (!Array.isArray(holders) || holders.length % 3 !== 0 || !holders.every(integer) || !Array.isArray(prices) || !prices.every(integer) || prices.length > priceMemoryMax) {
+      const memoryFits = (memory: unknown): boolean => Array.isArray(memory) && memory.length <= priceMemoryMax && memory.every(integer);
+      if (!Array.isArray(holders) || holders.length % 3 !== 0 || !holders.every(integer) || !Array.isArray(prices) || prices.length !== pairs.length || !prices.every(memoryFits)) {
         throw new Error('vaults snapshot: malformed holders');
       }
       const account = this.port.ledger.find(domainUserId(vaultsDomainId, vaultId), mode);
       if (account === noAccount) throw new Error('vaults snapshot: a vault without its account');
-      const vault = new Vault(vaultId, slug, strategy as Strategy, pair, mode, ownerUserId, account);
+      const vault = new Vault(vaultId, slug, strategy as Strategy, pairs as Pair[], mode, ownerUserId, account);
       vault.totalShares = totalShares;
       for (let at = 0; at < holders.length; at += 3) vault.holders.set(holders[at]!, new Holder(holders[at + 1]!, holders[at + 2]!));
-      vault.pricesE8.push(...prices);
+      prices.forEach((memory, at) => vault.pricesE8[at]!.push(...memory));
       this.vaults.push(vault);
     }
     for (const key of data.keys) {
