@@ -31,6 +31,7 @@ import { rewardsModule } from './rewards/index.ts';
 import { bountyModule } from './bounty/index.ts';
 import { passiveIncomeModule } from './passive-income/index.ts';
 import { promoModule } from './promo/index.ts';
+import { vaultsModule } from './vaults/index.ts';
 
 // Modules import these types from shell-module.ts; the server names them from here with the list.
 export type { ModuleInstance, ShellModule };
@@ -57,6 +58,7 @@ export const shellModules: readonly ShellModule[] = [
   perpetualModule,
   arenaModule,
   eventCardsModule,
+  vaultsModule,
   botsModule,
   gamesModule,
   moversModule,

@@ -132,6 +132,11 @@ export class EngineState {
   /** The parent of the order being placed, stamped on its OrderAccepted (see placeGroupOrder). */
   placingGroupKind: GroupKind = GroupKind.none;
   placingGroupId = 0;
+  /**
+   * Whether the order being placed came through the domain port (`Engine.placeGroupOrder`): only such an
+   * order may be on behalf of a domain's own account (a vault trading its pool), never a client's command.
+   */
+  placingForDomain = false;
 
   /**
    * Whether paper orders see the live hybrid book (its levels as their virtual liquidity, its trades

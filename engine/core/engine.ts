@@ -40,7 +40,8 @@ import type { DomainPort } from './port.ts';
 import { EngineState, type BookContext, type EngineOptions } from './engine-state.ts';
 import { deposit, withdraw, withdrawTo } from './funding.ts';
 import { TakerFills } from './matching/fills.ts';
-import { openOrderCount, openOrderSlots, slotOf } from './orders/accounts.ts';
+import { ensureAccountLists, openOrderCount, openOrderSlots, slotOf } from './orders/accounts.ts';
+import { noAccount } from './ledger.ts';
 import { amendOrder } from './orders/amend.ts';
 import { cancelAll, cancelBatch, cancelOrder } from './orders/cancel.ts';
 import { placeBatch, placeGroupOrder, placeOrder } from './orders/place.ts';
@@ -189,7 +190,16 @@ export class Engine extends EngineState implements DomainPort {
    * ended, for orders that end within the call (immediate-or-cancel and market orders always do).
    */
   placeGroupOrder(request: OrderRequest, groupKind: GroupKind, groupId: number, watch: boolean): ResultCode {
-    return placeGroupOrder(this, request, groupKind, groupId, watch);
+    // A domain may trade for its own accounts (a vault's pool); a client's command never reaches here. Such
+    // an account was opened through the port's ledger, which does not grow the per-account order lists.
+    const account = this.ledger.find(request.userId, request.mode);
+    if (account !== noAccount) ensureAccountLists(this, account);
+    this.placingForDomain = true;
+    try {
+      return placeGroupOrder(this, request, groupKind, groupId, watch);
+    } finally {
+      this.placingForDomain = false;
+    }
   }
 
   /** Places one order (alone or as a batch item). Refusals emit OrderRejected and change nothing else. */

@@ -123,7 +123,8 @@ export function domainUserId(domainId: number, index: number): number {
 
 /**
  * Whether `userId` is a domain's own account. Deposits may fund one (a house treasury that seeds pools is
- * funded by a journaled Deposit, as any money enters the ledger); withdrawals and orders may not.
+ * funded by a journaled Deposit, as any money enters the ledger); withdrawals may not, and orders only when
+ * the domain places them through the port (a vault trading its pool), never as a client's command.
  */
 export function isDomainUserId(userId: number): boolean {
   return Number.isSafeInteger(userId) && userId >= venueUserId + domainAccountsMax && userId < venueUserId + 1000 * domainAccountsMax;

@@ -24,6 +24,7 @@ import { botsDomain } from './bots/index.ts';
 import { gamesDomain } from './games/index.ts';
 import { moversDomain } from './movers/index.ts';
 import { rewardsDomain } from './rewards/index.ts';
+import { vaultsDomain } from './vaults/index.ts';
 
 export const domainRegistry: DomainCodecs = new DomainRegistry([
   pricesDomain,
@@ -31,6 +32,7 @@ export const domainRegistry: DomainCodecs = new DomainRegistry([
   perpetualDomain,
   arenaDomain,
   eventCardsDomain,
+  vaultsDomain,
   botsDomain,
   gamesDomain,
   moversDomain,

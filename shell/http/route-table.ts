@@ -166,6 +166,8 @@ class HttpExchange implements RequestContext, Credentials {
   readonly apiKey: string;
   readonly authorization: string;
   private readonly host: string;
+  /** A client-supplied key that makes a write idempotent (vault deposits and withdrawals). */
+  private readonly idempotencyKey: string;
   remoteAddress = '';
   params: Readonly<Record<string, string>> = noParams;
   query: Readonly<Record<string, string>> = noQuery;
@@ -193,6 +195,7 @@ class HttpExchange implements RequestContext, Credentials {
     this.apiKey = req.getHeader('x-api-key');
     this.authorization = req.getHeader('authorization');
     this.host = req.getHeader('host');
+    this.idempotencyKey = req.getHeader('idempotency-key');
     res.onAborted(() => {
       this.aborted = true;
     });
@@ -206,6 +209,8 @@ class HttpExchange implements RequestContext, Credentials {
         return this.authorization;
       case 'host':
         return this.host;
+      case 'idempotency-key':
+        return this.idempotencyKey;
       default:
         return '';
     }

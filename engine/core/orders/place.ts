@@ -16,6 +16,7 @@ import { clientKey, linkToAccount } from './accounts.ts';
 import { Result, type ResultCode } from '../results.ts';
 import { insertStop, triggerStops } from '../stops.ts';
 import { validTicks, validUser } from '../validate.ts';
+import { isDomainUserId } from '../limits.ts';
 
 /** Places one order (alone or as a batch item). Refusals emit OrderRejected and change nothing else. */
 export function placeOrder(engine: EngineState, request: OrderRequest): ResultCode {
@@ -34,7 +35,7 @@ export function placeOrder(engine: EngineState, request: OrderRequest): ResultCo
 
 function tryPlaceOrder(engine: EngineState, request: OrderRequest): ResultCode {
   // Shape.
-  if (!validUser(request.userId)) return Result.invalidUser;
+  if (!validUser(request.userId) && !(engine.placingForDomain && isDomainUserId(request.userId))) return Result.invalidUser;
   if (request.mode !== 0 && request.mode !== 1) return Result.invalidMode;
   const pair = Number.isInteger(request.pairId) ? engine.pairsById[request.pairId] : undefined;
   if (pair === undefined) return Result.unknownPair;
