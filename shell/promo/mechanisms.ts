@@ -5,7 +5,9 @@
  * (a domain's staking, airdrops, arena bonus) is one line here.
  */
 import { EventKind, type EngineEvent } from '../../engine/core/events.ts';
-import { RewardsEventType, type RewardsAccrued } from '../../engine/domains/rewards/commands.ts';
+import { RewardsEventType } from '../../engine/domains/rewards/commands.ts';
+import { ArenaEventType, type EpochResolved } from '../../engine/domains/arena/commands.ts';
+import { gamesEarningsOf, type EarningsReason } from '../../engine/domains/games/index.ts';
 
 export interface EarningMechanism {
   readonly name: string;
@@ -16,11 +18,28 @@ export interface EarningMechanism {
 
 const domainEventOf = (event: EngineEvent, type: number): unknown => (event.kind === EventKind.domain && event.type === type ? event.body : undefined);
 
+/** A games payout of one reason (streak reward, duel win, tournament prize). */
+const gamesPaid = (reason: EarningsReason) => (event: EngineEvent): boolean => {
+  const earning = gamesEarningsOf(event);
+  return earning !== null && earning.reason === reason && earning.amountAtoms > 0;
+};
+
 export const earningMechanisms: readonly EarningMechanism[] = [
   {
+    // Revenue share accrues as pending rewards (RewardsAccrued) but no payout command exists yet, so no
+    // money has reached a holder: the mechanism stays inactive until a payout does (SPEC: active only once
+    // it has paid).
     name: 'revenue_share',
-    paidWhen: 'an accrual credits holders of PLAT or PRED with pending rewards (RewardsAccrued with a positive amount)',
-    paidBy: (event) => ((domainEventOf(event, RewardsEventType.accrued) as RewardsAccrued | undefined)?.distributedAtoms ?? 0) > 0,
+    paidWhen: 'pending revenue-share rewards are paid out to a holder (not yet offered: rewards accrue as pending only)',
+    paidBy: () => false,
   },
   { name: 'bug_bounty', paidWhen: 'a bounty is paid to a reporter (BountyPaid)', paidBy: (event) => domainEventOf(event, RewardsEventType.bountyPaid) !== undefined },
+  {
+    name: 'arena_bonus',
+    paidWhen: "an arena epoch pays the winning team's holders a bonus from the fee pool (EpochResolved with paidAtoms > 0)",
+    paidBy: (event) => ((domainEventOf(event, ArenaEventType.epochResolved) as EpochResolved | undefined)?.paidAtoms ?? 0) > 0,
+  },
+  { name: 'streak_rewards', paidWhen: 'a streak milestone reward is paid (EarningsPaid, reason streak)', paidBy: gamesPaid('streak') },
+  { name: 'duels', paidWhen: 'a duel pays its winner (EarningsPaid, reason duel)', paidBy: gamesPaid('duel') },
+  { name: 'tournaments', paidWhen: 'a tournament pays a prize (EarningsPaid, reason tournament)', paidBy: gamesPaid('tournament') },
 ];
