@@ -20,6 +20,7 @@ import { marketsDomain } from './markets/index.ts';
 import { Prices } from './prices/prices.ts';
 import { perpetualDomain } from './perpetual/index.ts';
 import { arenaDomain } from './arena/index.ts';
+import { incentivesDomain } from './incentives/index.ts';
 
 export const domainRegistry: DomainCodecs = new DomainRegistry([
   pricesDomain,
@@ -27,6 +28,7 @@ export const domainRegistry: DomainCodecs = new DomainRegistry([
   perpetualDomain,
   arenaDomain,
   eventCardsDomain,
+  incentivesDomain,
 ]);
 
 /**
