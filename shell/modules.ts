@@ -23,6 +23,7 @@ import { marketsModule } from './markets/index.ts';
 import { perpetualModule } from './perpetual/index.ts';
 import { arenaModule } from './arena/index.ts';
 import { eventCardsModule } from './event-cards/index.ts';
+import { incentivesModule } from './incentives/index.ts';
 
 // Modules import these types from shell-module.ts; the server names them from here with the list.
 export type { ModuleInstance, ShellModule };
@@ -49,4 +50,5 @@ export const shellModules: readonly ShellModule[] = [
   perpetualModule,
   arenaModule,
   eventCardsModule,
+  incentivesModule,
 ];

@@ -41,7 +41,7 @@ export interface RequestContext {
   queryAll(name: string): string[];
   /** The caller, for routes that need one (null for `none`). */
   readonly principal: Principal | null;
-  /** One of the request headers the shell reads (x-api-key, authorization, host); '' for any other or when absent. */
+  /** One of the request headers the shell reads (x-api-key, authorization, host, idempotency-key); '' for any other or when absent. */
   header(name: string): string;
   /** Answers a handler that returned `later` (the first answer counts). */
   reply(reply: Reply): void;
@@ -166,6 +166,7 @@ class HttpExchange implements RequestContext, Credentials {
   readonly apiKey: string;
   readonly authorization: string;
   private readonly host: string;
+  private readonly idempotencyKey: string;
   remoteAddress = '';
   params: Readonly<Record<string, string>> = noParams;
   query: Readonly<Record<string, string>> = noQuery;
@@ -193,6 +194,7 @@ class HttpExchange implements RequestContext, Credentials {
     this.apiKey = req.getHeader('x-api-key');
     this.authorization = req.getHeader('authorization');
     this.host = req.getHeader('host');
+    this.idempotencyKey = req.getHeader('idempotency-key');
     res.onAborted(() => {
       this.aborted = true;
     });
@@ -206,6 +208,8 @@ class HttpExchange implements RequestContext, Credentials {
         return this.authorization;
       case 'host':
         return this.host;
+      case 'idempotency-key':
+        return this.idempotencyKey;
       default:
         return '';
     }

@@ -155,6 +155,11 @@ export class Incentives implements DomainModule {
   // ---------------------------------------------------------------------------------------------------
   // Queries (read-only; the shell's view keeps its own copy from events, these serve tests and tools).
 
+  /** Whether the catalogue is journaled. */
+  get isConfigured(): boolean {
+    return this.configured;
+  }
+
   tierOfUser(userId: number): number {
     return this.tierStates.get(userId)?.tier ?? 0;
   }
@@ -510,8 +515,7 @@ export class Incentives implements DomainModule {
   private rateBps(position: Position, boosted: boolean): number {
     const pool = this.pools.find((candidate) => candidate.config.poolId === position.poolId)!;
     const boost = boosted ? this.activeBoosts.get(boostKey(position.userId, BoostKind.stakingApy)) : undefined;
-    const tierPct = tiers[this.tierOfUser(position.userId)]!.rewardMultiplierPct;
-    return Math.floor((pool.config.apyBps * tierPct * (boost?.value ?? 100)) / 10_000);
+    return stakingRateBps(pool.config.apyBps, tiers[this.tierOfUser(position.userId)]!.rewardMultiplierPct, boost?.value ?? 100);
   }
 
   /** Accrual from the position's last time to `now`, split where a staking boost ends. */
@@ -524,9 +528,9 @@ export class Incentives implements DomainModule {
         from = Math.max(from, to);
         return;
       }
-      const numerator = BigInt(position.stakedAtoms) * BigInt(this.rateBps(position, boosted)) * BigInt(to - from) + BigInt(remainder);
-      pendingAtoms += Number(numerator / denominator);
-      remainder = Number(numerator % denominator);
+      const segment = accrueSegment(position.stakedAtoms, this.rateBps(position, boosted), to - from, remainder);
+      pendingAtoms += segment.rewardAtoms;
+      remainder = segment.remainder;
       from = to;
     };
     const boost = this.activeBoosts.get(boostKey(position.userId, BoostKind.stakingApy));
@@ -642,6 +646,20 @@ export interface IncentivesSnapshot {
   positions: Position[];
   activeBoosts: ActiveBoost[];
   requestKeys: Array<{ userId: number; keys: string[] }>;
+}
+
+/** A position's rate: the pool's APY times the tier multiplier and the staking boost (percent), floored to whole bps. */
+export function stakingRateBps(apyBps: number, tierPct: number, boostPct: number): number {
+  return Math.floor((apyBps * tierPct * boostPct) / 10_000);
+}
+
+/**
+ * Rewards of `stakedAtoms` at `rateBps` a year over `elapsedMs`, with the carried `remainder`: the floor
+ * is paid, the rest carried (always below bpsDenominator × yearMs, a safe integer). Exact, in bigint.
+ */
+export function accrueSegment(stakedAtoms: number, rateBps: number, elapsedMs: number, remainder: number): { rewardAtoms: number; remainder: number } {
+  const numerator = BigInt(stakedAtoms) * BigInt(rateBps) * BigInt(elapsedMs) + BigInt(remainder);
+  return { rewardAtoms: Number(numerator / denominator), remainder: Number(numerator % denominator) };
 }
 
 function clonePool(config: PoolConfig): PoolConfig {
