@@ -8,13 +8,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Result } from '../../engine/core/results.ts';
 import { amountToAtoms, newConversion, toSteps, type Asset, type Markets } from '../../engine/core/units.ts';
-import { BoostKind, tiers, type ConfigureIncentives } from '../../engine/domains/incentives/commands.ts';
+import { BoostKind, tiers, type IncentivesCatalogue } from '../../engine/domains/incentives/commands.ts';
 
 export const defaultIncentivesPath = fileURLToPath(new URL('../../fixtures/incentives.json', import.meta.url));
 
 /** The catalogue to journal and the display names the journal does not keep. */
 export interface IncentivesFixture {
-  readonly catalogue: ConfigureIncentives;
+  readonly catalogue: IncentivesCatalogue;
   readonly poolNames: ReadonlyMap<number, string>;
   readonly airdropNames: ReadonlyMap<number, string>;
   readonly boostNames: ReadonlyMap<number, string>;

@@ -11,7 +11,7 @@ import { domainCommand } from '../../engine/core/domain.ts';
 import { noAccount } from '../../engine/core/ledger.ts';
 import { domainUserId } from '../../engine/core/limits.ts';
 import { Result, resultCode } from '../../engine/core/results.ts';
-import { IncentivesCommandType, airdropAccountIndex, incentivesDomainId, poolRewardAccountIndex } from '../../engine/domains/incentives/commands.ts';
+import { IncentivesCommandType, airdropAccountIndex, encodeCatalogue, incentivesDomainId, poolRewardAccountIndex } from '../../engine/domains/incentives/commands.ts';
 import { incentivesOf } from '../../engine/domains/incentives/incentives.ts';
 import type { ShellContext } from '../context.ts';
 import type { ShellModule } from '../shell-module.ts';
@@ -67,7 +67,7 @@ export const incentivesModule: ShellModule = {
         if (settings.airdropFundTokens > 0) {
           for (const assetId of new Set(catalogue.airdrops.map((airdrop) => airdrop.assetId))) await topUp(airdropAccountIndex, assetId, settings.airdropFundTokens, 'the airdrop deposit');
         }
-        await submit(context, domainCommand(IncentivesCommandType.configure, catalogue), 'ConfigureIncentives');
+        await submit(context, domainCommand(IncentivesCommandType.configure, encodeCatalogue(catalogue)), 'ConfigureIncentives');
         context.log('incentives_configured', { pools: catalogue.pools.length, airdrops: catalogue.airdrops.length, boosts: catalogue.boosts.length });
       }
     };

@@ -28,7 +28,7 @@ import {
   type BoostConfig,
   type BoostExpired,
   type BotRegistered,
-  type ConfigureIncentives,
+  type IncentivesCatalogue,
   type PoolConfig,
   type RewardsClaimed,
   type Staked,
@@ -173,7 +173,7 @@ export class IncentivesView {
     }
     switch (event.type) {
       case IncentivesEventType.configured: {
-        const body = event.body as ConfigureIncentives;
+        const body = event.body as IncentivesCatalogue;
         this.pools = body.pools;
         this.airdrops = body.airdrops;
         this.boosts = body.boosts;

@@ -137,11 +137,23 @@ export interface BoostConfig {
   minTier: number;
 }
 
-/** The catalogue, journaled once (the shell sends it from fixtures/incentives.json at first start). */
-export interface ConfigureIncentives {
+/** The catalogue (the shell reads it from fixtures/incentives.json). */
+export interface IncentivesCatalogue {
   pools: PoolConfig[];
   airdrops: AirdropConfig[];
   boosts: BoostConfig[];
+}
+
+/**
+ * The catalogue as journaled, once: each list flattened to integers with a fixed stride (a pool: id, asset
+ * id, APY bps, min, max, capacity, then its lockup options padded with -1 to lockupOptionsMax; an airdrop:
+ * id, asset id, amount, min volume, window start, window end, claim end; a boost: id, kind, value, duration
+ * ms, cost asset id, cost, min tier). `encodeCatalogue` and `decodeCatalogue` convert.
+ */
+export interface ConfigureIncentives {
+  pools: number[];
+  airdrops: number[];
+  boosts: number[];
 }
 
 export interface RegisterBot {
@@ -290,48 +302,37 @@ const poolStride = 6 + lockupOptionsMax;
 const airdropStride = 7;
 const boostStride = 7;
 
-/** Pools flattened for the journal: a fixed stride, lockup options padded with -1. */
-function flatPools(pools: readonly PoolConfig[]): number[] {
-  return pools.flatMap((pool) => [
-    pool.poolId,
-    pool.assetId,
-    pool.apyBps,
-    pool.minStakeAtoms,
-    pool.maxStakeAtoms,
-    pool.capacityAtoms,
-    ...Array.from({ length: lockupOptionsMax }, (_unused, index) => pool.lockupDays[index] ?? -1),
-  ]);
+export function encodeCatalogue(catalogue: IncentivesCatalogue): ConfigureIncentives {
+  return {
+    pools: catalogue.pools.flatMap((pool) => [
+      pool.poolId,
+      pool.assetId,
+      pool.apyBps,
+      pool.minStakeAtoms,
+      pool.maxStakeAtoms,
+      pool.capacityAtoms,
+      ...Array.from({ length: lockupOptionsMax }, (_unused, index) => pool.lockupDays[index] ?? -1),
+    ]),
+    airdrops: catalogue.airdrops.flatMap((a) => [a.airdropId, a.assetId, a.amountAtoms, a.minVolumeAtoms, a.windowStartMs, a.windowEndMs, a.claimEndMs]),
+    boosts: catalogue.boosts.flatMap((b) => [b.boostId, b.kind, b.value, b.durationMs, b.costAssetId, b.costAtoms, b.minTier]),
+  };
 }
 
-function rows(values: readonly number[], stride: number, what: string): number[][] {
-  if (values.length % stride !== 0) throw new Error(`${what}: not a whole number of rows`);
+function rows(values: unknown, stride: number): number[][] | null {
+  if (!integers(values) || values.length % stride !== 0) return null;
   const out: number[][] = [];
   for (let index = 0; index < values.length; index += stride) out.push(values.slice(index, index + stride));
   return out;
 }
 
-export const configureIncentivesCodec: DomainCommandCodec<ConfigureIncentives> = {
-  type: IncentivesCommandType.configure,
-  name: 'ConfigureIncentives',
-  fieldCount: 3,
-  isEncodable: (body) =>
-    Array.isArray(body.pools) &&
-    body.pools.length <= poolsMax &&
-    body.pools.every((pool) => Array.isArray(pool.lockupDays) && pool.lockupDays.length <= lockupOptionsMax && integers(pool.lockupDays)) &&
-    integers(flatPools(body.pools)) &&
-    Array.isArray(body.airdrops) &&
-    body.airdrops.length <= airdropsMax &&
-    integers(body.airdrops.flatMap((a) => [a.airdropId, a.assetId, a.amountAtoms, a.minVolumeAtoms, a.windowStartMs, a.windowEndMs, a.claimEndMs])) &&
-    Array.isArray(body.boosts) &&
-    body.boosts.length <= boostsMax &&
-    integers(body.boosts.flatMap((b) => [b.boostId, b.kind, b.value, b.durationMs, b.costAssetId, b.costAtoms, b.minTier])),
-  write(writer: FieldWriter, body) {
-    writer.integers(flatPools(body.pools));
-    writer.integers(body.airdrops.flatMap((a) => [a.airdropId, a.assetId, a.amountAtoms, a.minVolumeAtoms, a.windowStartMs, a.windowEndMs, a.claimEndMs]));
-    writer.integers(body.boosts.flatMap((b) => [b.boostId, b.kind, b.value, b.durationMs, b.costAssetId, b.costAtoms, b.minTier]));
-  },
-  read(reader: FieldReader) {
-    const pools = rows(reader.integers('pools', poolsMax * poolStride), poolStride, 'pools').map((row) => ({
+/** The catalogue of a journaled body, or null when a list is not whole rows of integers (the rules are checked by the module). */
+export function decodeCatalogue(body: ConfigureIncentives): IncentivesCatalogue | null {
+  const pools = rows(body.pools, poolStride);
+  const airdrops = rows(body.airdrops, airdropStride);
+  const boosts = rows(body.boosts, boostStride);
+  if (pools === null || airdrops === null || boosts === null) return null;
+  return {
+    pools: pools.map((row) => ({
       poolId: row[0]!,
       assetId: row[1]!,
       apyBps: row[2]!,
@@ -339,8 +340,8 @@ export const configureIncentivesCodec: DomainCommandCodec<ConfigureIncentives> =
       maxStakeAtoms: row[4]!,
       capacityAtoms: row[5]!,
       lockupDays: row.slice(6).filter((days) => days !== -1),
-    }));
-    const airdrops = rows(reader.integers('airdrops', airdropsMax * airdropStride), airdropStride, 'airdrops').map((row) => ({
+    })),
+    airdrops: airdrops.map((row) => ({
       airdropId: row[0]!,
       assetId: row[1]!,
       amountAtoms: row[2]!,
@@ -348,8 +349,8 @@ export const configureIncentivesCodec: DomainCommandCodec<ConfigureIncentives> =
       windowStartMs: row[4]!,
       windowEndMs: row[5]!,
       claimEndMs: row[6]!,
-    }));
-    const boosts = rows(reader.integers('boosts', boostsMax * boostStride), boostStride, 'boosts').map((row) => ({
+    })),
+    boosts: boosts.map((row) => ({
       boostId: row[0]!,
       kind: row[1]! as BoostKind,
       value: row[2]!,
@@ -357,8 +358,32 @@ export const configureIncentivesCodec: DomainCommandCodec<ConfigureIncentives> =
       costAssetId: row[4]!,
       costAtoms: row[5]!,
       minTier: row[6]!,
-    }));
-    return { pools, airdrops, boosts };
+    })),
+  };
+}
+
+export const configureIncentivesCodec: DomainCommandCodec<ConfigureIncentives> = {
+  type: IncentivesCommandType.configure,
+  name: 'ConfigureIncentives',
+  fieldCount: 3,
+  isEncodable: (body) =>
+    integers(body.pools) &&
+    body.pools.length <= poolsMax * poolStride &&
+    integers(body.airdrops) &&
+    body.airdrops.length <= airdropsMax * airdropStride &&
+    integers(body.boosts) &&
+    body.boosts.length <= boostsMax * boostStride,
+  write(writer: FieldWriter, body) {
+    writer.integers(body.pools);
+    writer.integers(body.airdrops);
+    writer.integers(body.boosts);
+  },
+  read(reader: FieldReader) {
+    return {
+      pools: reader.integers('pools', poolsMax * poolStride),
+      airdrops: reader.integers('airdrops', airdropsMax * airdropStride),
+      boosts: reader.integers('boosts', boostsMax * boostStride),
+    };
   },
 };
 

@@ -31,7 +31,8 @@ import {
   poolStakeAccountIndex,
   tiers,
   yearMs,
-  type ConfigureIncentives,
+  type IncentivesCatalogue,
+  encodeCatalogue,
   type TierChanged,
 } from './commands.ts';
 import { Incentives, incentivesOf } from './incentives.ts';
@@ -45,7 +46,7 @@ const plat = markets.assetBySymbol('PLAT')!;
 const unit = 1_000_000;
 const t0 = 1_700_000_000_000;
 
-const catalogue: ConfigureIncentives = {
+const catalogue: IncentivesCatalogue = {
   pools: [
     { poolId: 1, assetId: plat.id, apyBps: 1_000, minStakeAtoms: unit, maxStakeAtoms: 1_000_000 * unit, capacityAtoms: 2_000_000 * unit, lockupDays: [0, 7] },
     { poolId: 2, assetId: plat.id, apyBps: 5_000, minStakeAtoms: unit, maxStakeAtoms: 1_000_000 * unit, capacityAtoms: 2_000_000 * unit, lockupDays: [0] },
@@ -113,7 +114,7 @@ class Harness {
 
 function configured(): Harness {
   const h = new Harness();
-  assert.equal(h.domain(IncentivesCommandType.configure, catalogue), Result.ok);
+  assert.equal(h.domain(IncentivesCommandType.configure, encodeCatalogue(catalogue)), Result.ok);
   for (const userId of [1, 2, 3]) {
     h.deposit(userId, usdc.id, 1_000_000_000 * unit);
     h.deposit(userId, ether.id, 100_000 * 100_000_000);
@@ -264,7 +265,7 @@ test('bot registration refuses a taken wallet and malformed fields', () => {
   assert.equal(h.domain(IncentivesCommandType.registerBot, bot), Result.ok);
   h.refused(IncentivesCommandType.registerBot, { ...bot, userId: 2 }, IncentivesResult.walletTaken);
   h.refused(IncentivesCommandType.registerBot, { ...bot, wallet: '' }, IncentivesResult.invalidBot);
-  h.refused(IncentivesCommandType.configure, catalogue, IncentivesResult.invalidConfiguration);
+  h.refused(IncentivesCommandType.configure, encodeCatalogue(catalogue), IncentivesResult.invalidConfiguration);
 });
 
 test('a seeded random run conserves every ledger account, replays through the frame codec and restores from a snapshot to the same hash', () => {

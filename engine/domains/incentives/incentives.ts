@@ -68,6 +68,8 @@ import {
   type ClaimAirdrop,
   type ClaimRewards,
   type ConfigureIncentives,
+  type IncentivesCatalogue,
+  decodeCatalogue,
   type PoolConfig,
   type RegisterBot,
   type Stake,
@@ -213,8 +215,9 @@ export class Incentives implements DomainModule {
     }
   }
 
-  private configure(body: ConfigureIncentives): ResultCode {
-    if (this.configured || !this.validCatalogue(body)) return IncentivesResult.invalidConfiguration;
+  private configure(command: ConfigureIncentives): ResultCode {
+    const body = decodeCatalogue(command);
+    if (this.configured || body === null || !this.validCatalogue(body)) return IncentivesResult.invalidConfiguration;
     this.configured = true;
     this.pools = body.pools.map((config) => ({ config: clonePool(config), assetIndex: this.assetIndex(config.assetId), totalAtoms: 0 }));
     this.airdrops = body.airdrops.map((config) => ({ config: { ...config }, assetIndex: this.assetIndex(config.assetId), volumes: new Map(), claimed: new Set() }));
@@ -229,7 +232,7 @@ export class Incentives implements DomainModule {
     return asset.index;
   }
 
-  private validCatalogue(body: ConfigureIncentives): boolean {
+  private validCatalogue(body: IncentivesCatalogue): boolean {
     const amount = (value: number, min = 0) => Number.isSafeInteger(value) && value >= min && value <= amountAtomsMax;
     const asset = (assetId: number) => Number.isSafeInteger(assetId) && this.port.markets.assetById(assetId) !== undefined;
     const distinct = (ids: number[]) => new Set(ids).size === ids.length;

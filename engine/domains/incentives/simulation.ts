@@ -20,7 +20,8 @@ import {
   type ActivateBoost,
   type ClaimAirdrop,
   type ClaimRewards,
-  type ConfigureIncentives,
+  type IncentivesCatalogue,
+  encodeCatalogue,
   type RegisterBot,
   type Stake,
   type Unstake,
@@ -39,7 +40,7 @@ export class IncentivesSimulation implements DomainCommandGenerator {
   private boostKeys = 0;
 
   constructor() {
-    this.setup.push((nowMs) => domainCommand(IncentivesCommandType.configure, catalogue(nowMs)));
+    this.setup.push((nowMs) => domainCommand(IncentivesCommandType.configure, encodeCatalogue(catalogue(nowMs))));
     const deposit = (userId: number, assetId: number, amountAtoms: number) => (nowMs: number): Command => ({ kind: CommandKind.deposit, seq: 0, ts: nowMs, userId, mode: 0, assetId, amountAtoms });
     this.setup.push(deposit(domainUserId(incentivesDomainId, poolRewardAccountIndex(1)), platId, 1_000_000 * unit));
     this.setup.push(deposit(domainUserId(incentivesDomainId, poolRewardAccountIndex(2)), predId, 1_000_000 * unit));
@@ -109,7 +110,7 @@ export class IncentivesSimulation implements DomainCommandGenerator {
 }
 
 /** The simulation's catalogue, its airdrop windows starting at the first command's time. */
-function catalogue(nowMs: number): ConfigureIncentives {
+function catalogue(nowMs: number): IncentivesCatalogue {
   return {
     pools: [
       { poolId: 1, assetId: platId, apyBps: 1_200, minStakeAtoms: unit, maxStakeAtoms: 50_000 * unit, capacityAtoms: 200_000 * unit, lockupDays: [0, 7] },
