@@ -19,6 +19,7 @@ import {
   BoostKind,
   IncentivesEventType,
   dayMs,
+  requestKeysPerUserMax,
   tierOf,
   tiers,
   windowDays,
@@ -130,6 +131,7 @@ export class IncentivesView {
   readonly activeBoosts = new Map<string, ActiveBoostRecord>();
   /** Boost activations by user and request key, for the idempotent answer. */
   readonly activations = new Map<string, BoostActivated>();
+  private readonly keysByUser = new Map<number, string[]>();
   private readonly activity = new Map<number, Activity>();
   private readonly holdings = new Map<string, Holding>();
   private readonly earningsTotal = new Map<number, number>();
@@ -235,6 +237,11 @@ export class IncentivesView {
         if (body.kind === BoostKind.stakingApy) this.accrueUser(body.userId, ts);
         this.activeBoosts.set(`${body.userId}:${body.kind}`, { boostId: body.boostId, kind: body.kind, value: body.value, expiresMs: body.expiresMs, requestKey: body.requestKey });
         this.activations.set(`${body.userId}:${body.requestKey}`, body);
+        // The engine answers a repeat only for an account's last keys: keep the same ones here.
+        const keys = this.keysByUser.get(body.userId) ?? [];
+        keys.push(body.requestKey);
+        if (keys.length > requestKeysPerUserMax) this.activations.delete(`${body.userId}:${keys.shift()!}`);
+        this.keysByUser.set(body.userId, keys);
         return;
       }
       case IncentivesEventType.boostExpired: {
