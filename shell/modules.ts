@@ -32,6 +32,7 @@ import { bountyModule } from './bounty/index.ts';
 import { passiveIncomeModule } from './passive-income/index.ts';
 import { promoModule } from './promo/index.ts';
 import { vaultsModule } from './vaults/index.ts';
+import { incentivesModule } from './incentives/index.ts';
 
 // Modules import these types from shell-module.ts; the server names them from here with the list.
 export type { ModuleInstance, ShellModule };
@@ -60,6 +61,7 @@ export const shellModules: readonly ShellModule[] = [
   eventCardsModule,
   vaultsModule,
   botsModule,
+  incentivesModule,
   gamesModule,
   moversModule,
   cloneToolsModule,

@@ -129,6 +129,11 @@ export class EngineState {
    * emitted, inside the same command. Empty unless a domain asked, so the fill path pays one length check.
    */
   readonly tradeListeners: Array<(fill: TradeExecuted | AmmFill) => void> = [];
+  /**
+   * Taker fee rates of accounts that pay less than `settings.takerFeeBps` (a tier's discount), by ledger
+   * account. Empty unless a domain set one, so placement pays one size check and old states hash as before.
+   */
+  readonly takerFeeBpsByAccount = new Map<number, number>();
   /** The parent of the order being placed, stamped on its OrderAccepted (see placeGroupOrder). */
   placingGroupKind: GroupKind = GroupKind.none;
   placingGroupId = 0;

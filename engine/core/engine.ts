@@ -32,6 +32,7 @@
  * paper.ts and funding.ts.
  */
 import { assert } from './assert.ts';
+import { noAccount } from './ledger.ts';
 import { CommandKind, type Command, type DomainCommand, type GroupKind, type Mode, type OrderRequest } from './commands.ts';
 import type { AmmFill, EngineEvent, TradeExecuted } from './events.ts';
 import { Result, type ResultCode } from './results.ts';
@@ -41,7 +42,6 @@ import { EngineState, type BookContext, type EngineOptions } from './engine-stat
 import { deposit, withdraw, withdrawTo } from './funding.ts';
 import { TakerFills } from './matching/fills.ts';
 import { ensureAccountLists, openOrderCount, openOrderSlots, slotOf } from './orders/accounts.ts';
-import { noAccount } from './ledger.ts';
 import { amendOrder } from './orders/amend.ts';
 import { cancelAll, cancelBatch, cancelOrder } from './orders/cancel.ts';
 import { placeBatch, placeGroupOrder, placeOrder } from './orders/place.ts';
@@ -164,6 +164,14 @@ export class Engine extends EngineState implements DomainPort {
 
   onTrade(listener: (fill: TradeExecuted | AmmFill) => void): void {
     this.tradeListeners.push(listener);
+  }
+
+  setTakerFeeBps(userId: number, mode: Mode, bps: number): void {
+    assert(Number.isInteger(bps) && bps >= 0 && bps <= this.settings.takerFeeBps, 'account taker fee out of range');
+    const account = this.ledger.find(userId, mode);
+    assert(account !== noAccount, 'taker fee of an unknown account');
+    if (bps === this.settings.takerFeeBps) this.takerFeeBpsByAccount.delete(account);
+    else this.takerFeeBpsByAccount.set(account, bps);
   }
 
   /** Runs the timers of every module that has one due now; refused when none is due (nothing to journal). */

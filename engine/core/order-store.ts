@@ -7,7 +7,7 @@
  * rest: identity, options, fill progress and the funds the order holds.
  */
 import { assert } from './assert.ts';
-import { grownFloat64, grownInt32, grownUint8 } from './typed-arrays.ts';
+import { grownFloat64, grownInt32, grownUint16, grownUint8 } from './typed-arrays.ts';
 
 export const noSlot = -1;
 
@@ -39,6 +39,11 @@ export class OrderStore {
   /** Quote notional filled as taker / as maker since the last price change: fees round up on these. */
   takerNotionalAtoms = new Float64Array(0);
   makerNotionalAtoms = new Float64Array(0);
+  /**
+   * The taker fee rate the order was placed with (its account's rate then): its fills charge this rate, so
+   * a later change of the account's rate never makes a fill exceed the fee cap the order holds.
+   */
+  takerFeeBps = new Uint16Array(0);
   /** Atoms the order holds: quote for buys, base for sells. */
   heldAtoms = new Float64Array(0);
   /** Links in the owning account's list of live orders (oldest first); the free list reuses `accountNext`. */
@@ -100,6 +105,7 @@ export class OrderStore {
     this.filledNotionalAtoms = grownFloat64(this.filledNotionalAtoms, capacity);
     this.takerNotionalAtoms = grownFloat64(this.takerNotionalAtoms, capacity);
     this.makerNotionalAtoms = grownFloat64(this.makerNotionalAtoms, capacity);
+    this.takerFeeBps = grownUint16(this.takerFeeBps, capacity);
     this.heldAtoms = grownFloat64(this.heldAtoms, capacity);
     this.accountPrev = grownInt32(this.accountPrev, capacity);
     this.accountNext = grownInt32(this.accountNext, capacity);

@@ -20,6 +20,8 @@
  *
  * - Fills: `onTrade` calls a domain after every exchange fill (volume, streaks, tiers follow real trading).
  * - Settings: `settings` gives the engine's fee rates, for domains that charge the platform's fees.
+ * - Fee discounts: `setTakerFeeBps` gives one account a lower taker rate (a tier's discount) for the
+ *   orders it places from then on; orders already placed keep the rate they hold for.
  *
  * Books for instruments a domain defines (a YES/NO book per asset, a book per arena team) are the core's
  * Book (book/book.ts) made by the domain's own FastBookFactory over its own order slots: matching rules
@@ -29,7 +31,7 @@
  * the modules made before it, so it registers its listeners (a price-tick listener, `onTrade`) at once,
  * in the same order on a live engine and on a restored one.
  */
-import type { GroupKind, OrderRequest } from './commands.ts';
+import type { GroupKind, Mode, OrderRequest } from './commands.ts';
 import type { OrderReport, DomainModule } from './domain-module.ts';
 import type { AmmFill, EngineEvent, TradeExecuted } from './events.ts';
 import type { Ledger } from './ledger.ts';
@@ -67,4 +69,10 @@ export interface DomainPort {
    * Register while the module is made.
    */
   onTrade(listener: (fill: TradeExecuted | AmmFill) => void): void;
+  /**
+   * Sets the taker fee rate of (user, mode) for orders placed from now on: an integer from 0 to
+   * `settings.takerFeeBps` (the engine's rate itself removes the account's own). The account must exist.
+   * Safe inside an `onTrade` listener: the order being matched keeps the rate it was placed with.
+   */
+  setTakerFeeBps(userId: number, mode: Mode, bps: number): void;
 }

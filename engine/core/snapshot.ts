@@ -12,10 +12,11 @@ import type { Engine } from './engine.ts';
 import type { Mode, Side } from './commands.ts';
 
 /**
- * Version 2 adds the venues; version 3 the last scale id and the domain modules' states. Older snapshots
- * load with none of what they lack (they were taken before it existed).
+ * Version 2 adds the venues; version 3 the last scale id and the domain modules' states; version 4 the
+ * orders' taker fee rates and the accounts' own taker fee rates. Older snapshots load with none of what
+ * they lack (they were taken before it existed: every order and account at the engine's taker fee).
  */
-export const snapshotVersion = 3;
+export const snapshotVersion = 4;
 
 /** Per-order columns; index i of every column describes the same order. */
 export interface OrderColumns {
@@ -36,6 +37,8 @@ export interface OrderColumns {
   filledNotionalAtoms: Float64Array;
   takerNotionalAtoms: Float64Array;
   makerNotionalAtoms: Float64Array;
+  /** The taker fee rate each order was placed with (absent before version 4). */
+  takerFeeBps?: Uint16Array;
   heldAtoms: Float64Array;
   /** Lots resting in the book; 0 for pending stops. */
   restingLots: Float64Array;
@@ -64,6 +67,8 @@ export interface EngineSnapshot {
   venueLevels?: { pairIndex: Int32Array; side: Uint8Array; priceTicks: Float64Array; lots: Float64Array; poolId: Int32Array };
   /** The last scale id (absent before version 3). */
   lastScaleId?: number;
+  /** Accounts with their own taker fee rate: user, mode and rate (absent before version 4 and when none has). */
+  accountTakerFees?: { userId: Float64Array; mode: Uint8Array; bps: Uint16Array };
   /** Each domain module's state by its name, for the modules whose state is not empty (absent before version 3). */
   domains?: Record<string, unknown>;
 }
@@ -87,6 +92,7 @@ function orderColumns(count: number): OrderColumns {
     filledNotionalAtoms: new Float64Array(count),
     takerNotionalAtoms: new Float64Array(count),
     makerNotionalAtoms: new Float64Array(count),
+    takerFeeBps: new Uint16Array(count),
     heldAtoms: new Float64Array(count),
     restingLots: new Float64Array(count),
     clientOrderId: new Array<string>(count).fill(''),
@@ -116,6 +122,7 @@ export function takeSnapshot(engine: Engine): EngineSnapshot {
     columns.filledNotionalAtoms[row] = store.filledNotionalAtoms[slot]!;
     columns.takerNotionalAtoms[row] = store.takerNotionalAtoms[slot]!;
     columns.makerNotionalAtoms[row] = store.makerNotionalAtoms[slot]!;
+    columns.takerFeeBps![row] = store.takerFeeBps[slot]!;
     columns.heldAtoms[row] = store.heldAtoms[slot]!;
     columns.restingLots[row] = restingLots;
     columns.clientOrderId[row] = store.clientOrderId[slot]!;
@@ -156,6 +163,8 @@ export function takeSnapshot(engine: Engine): EngineSnapshot {
       }
     }
   }
+  // Accounts in ledger order, so that equal states give equal snapshots.
+  const feeAccounts = [...engine.takerFeeBpsByAccount.keys()].sort((a, b) => a - b);
   const domains: Record<string, unknown> = {};
   for (const domain of engine.domains) {
     const state = domain.snapshot();
@@ -165,6 +174,15 @@ export function takeSnapshot(engine: Engine): EngineSnapshot {
     version: snapshotVersion,
     lastScaleId: engine.lastScaleId,
     domains,
+    ...(feeAccounts.length === 0
+      ? {}
+      : {
+          accountTakerFees: {
+            userId: Float64Array.from(feeAccounts, (account) => ledger.userOf(account)),
+            mode: Uint8Array.from(feeAccounts, (account) => ledger.modeOf(account)),
+            bps: Uint16Array.from(feeAccounts, (account) => engine.takerFeeBpsByAccount.get(account)!),
+          },
+        }),
     venueQuotes: {
       pairIndex: Int32Array.from(quoteRows, (row) => row[0]),
       poolId: Int32Array.from(quoteRows, (row) => row[1]),
@@ -245,6 +263,7 @@ export function restoreSnapshot(engine: Engine, snapshot: EngineSnapshot): void 
       filledNotionalAtoms: columns.filledNotionalAtoms[row]!,
       takerNotionalAtoms: columns.takerNotionalAtoms[row]!,
       makerNotionalAtoms: columns.makerNotionalAtoms[row]!,
+      takerFeeBps: columns.takerFeeBps === undefined ? engine.settings.takerFeeBps : columns.takerFeeBps[row]!,
       heldAtoms: columns.heldAtoms[row]!,
       restingLots: columns.restingLots[row]!,
       clientOrderId: columns.clientOrderId[row]!,
@@ -254,6 +273,11 @@ export function restoreSnapshot(engine: Engine, snapshot: EngineSnapshot): void 
   const byId = Array.from(slots).sort((a, b) => engine.orders.orderId[a]! - engine.orders.orderId[b]!);
   for (const slot of byId) engine.restoreAccountLink(slot);
   assert(engine.orders.liveCount === count, 'every order restored');
+
+  const fees = snapshot.accountTakerFees;
+  if (fees !== undefined) {
+    for (let row = 0; row < fees.userId.length; row++) engine.setTakerFeeBps(fees.userId[row]!, fees.mode[row] as Mode, fees.bps[row]!);
+  }
 
   const quotes = snapshot.venueQuotes;
   if (quotes !== undefined) {

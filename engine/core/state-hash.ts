@@ -35,6 +35,11 @@ function hashOrder(hasher: StateHasher, engine: Engine, slot: number, restingLot
   hasher.number(store.takerNotionalAtoms[slot]!);
   hasher.number(store.makerNotionalAtoms[slot]!);
   hasher.number(store.heldAtoms[slot]!);
+  // An order's own taker rate only when it differs from the engine's, so states without discounts hash as before.
+  if (store.takerFeeBps[slot] !== engine.settings.takerFeeBps) {
+    hasher.number(-7);
+    hasher.number(store.takerFeeBps[slot]!);
+  }
   hasher.string(store.clientOrderId[slot]!);
   hasher.number(restingLots);
 }
@@ -95,6 +100,14 @@ export function stateHash(engine: Engine): string {
   if (engine.lastScaleId !== 0) {
     hasher.number(-6);
     hasher.number(engine.lastScaleId);
+  }
+  if (engine.takerFeeBpsByAccount.size !== 0) {
+    hasher.number(-8);
+    for (const account of [...engine.takerFeeBpsByAccount.keys()].sort((a, b) => a - b)) {
+      hasher.number(ledger.userOf(account));
+      hasher.number(ledger.modeOf(account));
+      hasher.number(engine.takerFeeBpsByAccount.get(account)!);
+    }
   }
   for (const domain of engine.domains) domain.hash(hasher);
   return hasher.digest();

@@ -18,3 +18,9 @@ export function grownUint8(old: Uint8Array, capacity: number): Uint8Array<ArrayB
   grown.set(old);
   return grown;
 }
+
+export function grownUint16(old: Uint16Array, capacity: number): Uint16Array<ArrayBuffer> {
+  const grown = new Uint16Array(capacity);
+  grown.set(old);
+  return grown;
+}

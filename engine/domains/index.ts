@@ -25,6 +25,7 @@ import { gamesDomain } from './games/index.ts';
 import { moversDomain } from './movers/index.ts';
 import { rewardsDomain } from './rewards/index.ts';
 import { vaultsDomain } from './vaults/index.ts';
+import { incentivesDomain } from './incentives/index.ts';
 
 export const domainRegistry: DomainCodecs = new DomainRegistry([
   pricesDomain,
@@ -34,6 +35,7 @@ export const domainRegistry: DomainCodecs = new DomainRegistry([
   eventCardsDomain,
   vaultsDomain,
   botsDomain,
+  incentivesDomain,
   gamesDomain,
   moversDomain,
   rewardsDomain,

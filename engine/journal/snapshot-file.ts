@@ -89,6 +89,7 @@ function copyAligned<T>(bytes: unknown, make: (buffer: ArrayBuffer) => T, name: 
 const f64 = (value: unknown, name: string): Float64Array => copyAligned(value, (buffer) => new Float64Array(buffer), name);
 const i32 = (value: unknown, name: string): Int32Array => copyAligned(value, (buffer) => new Int32Array(buffer), name);
 const u8 = (value: unknown, name: string): Uint8Array => copyAligned(value, (buffer) => new Uint8Array(buffer), name);
+const u16 = (value: unknown, name: string): Uint16Array => copyAligned(value, (buffer) => new Uint16Array(buffer), name);
 
 /** Rebuilds the typed arrays that msgpack carried as raw bytes. */
 function reviveState(raw: Record<string, unknown>): EngineSnapshot {
@@ -114,6 +115,8 @@ function reviveState(raw: Record<string, unknown>): EngineSnapshot {
     heldAtoms: f64(orders['heldAtoms'], 'heldAtoms'),
     restingLots: f64(orders['restingLots'], 'restingLots'),
     clientOrderId: orders['clientOrderId'] as string[],
+    // Absent before snapshot version 4 (every order then paid the engine's taker rate).
+    ...(orders['takerFeeBps'] === undefined ? {} : { takerFeeBps: u16(orders['takerFeeBps'], 'takerFeeBps') }),
   };
   const count = columns.orderId.length;
   for (const [name, column] of Object.entries(columns)) {
@@ -142,12 +145,20 @@ function reviveState(raw: Record<string, unknown>): EngineSnapshot {
       if (lengths.size > 1) throw new Error('snapshot venue columns have different lengths');
     }
   }
+  const fees = raw['accountTakerFees'] as Record<string, unknown> | undefined;
+  const accountTakerFees: Pick<EngineSnapshot, 'accountTakerFees'> = {};
+  if (fees !== undefined) {
+    accountTakerFees.accountTakerFees = { userId: f64(fees['userId'], 'accountTakerFees.userId'), mode: u8(fees['mode'], 'accountTakerFees.mode'), bps: u16(fees['bps'], 'accountTakerFees.bps') };
+    const lengths = new Set(Object.values(accountTakerFees.accountTakerFees).map((column) => column.length));
+    if (lengths.size > 1) throw new Error('snapshot account fee columns have different lengths');
+  }
   const lastScaleId = raw['lastScaleId'];
   const domains = raw['domains'];
   if (lastScaleId !== undefined && !Number.isSafeInteger(lastScaleId)) throw new Error('snapshot lastScaleId is not an integer');
   if (domains !== undefined && (typeof domains !== 'object' || domains === null)) throw new Error('snapshot domains are not a map');
   return {
     ...venues,
+    ...accountTakerFees,
     ...(lastScaleId === undefined ? {} : { lastScaleId: lastScaleId as number }),
     ...(domains === undefined ? {} : { domains: domains as Record<string, unknown> }),
     version: raw['version'] as number,

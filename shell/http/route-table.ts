@@ -41,7 +41,7 @@ export interface RequestContext {
   queryAll(name: string): string[];
   /** The caller, for routes that need one (null for `none`). */
   readonly principal: Principal | null;
-  /** One of the request headers the shell reads (x-api-key, authorization, host); '' for any other or when absent. */
+  /** One of the request headers the shell reads (x-api-key, authorization, host, idempotency-key); '' for any other or when absent. */
   header(name: string): string;
   /** Answers a handler that returned `later` (the first answer counts). */
   reply(reply: Reply): void;

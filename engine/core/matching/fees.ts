@@ -29,10 +29,19 @@ export function sellBand(engine: EngineState, bestBidTicks: number): number {
   return Math.max(1, Math.ceil((bestBidTicks * (bpsDenominator - engine.settings.marketBandBps)) / bpsDenominator));
 }
 
-/** Quote atoms a buy of `lots` at `priceTicks` holds: the notional plus the taker and maker fee caps. */
-export function buyHold(engine: EngineState, pair: Pair, priceTicks: number, lots: number): number {
+/** The taker fee rate of a ledger account: its own (a tier's discount) or the engine's. */
+export function accountTakerFeeBps(engine: EngineState, account: number): number {
+  const table = engine.takerFeeBpsByAccount;
+  return table.size === 0 ? engine.settings.takerFeeBps : (table.get(account) ?? engine.settings.takerFeeBps);
+}
+
+/**
+ * Quote atoms a buy of `lots` at `priceTicks` holds: the notional plus the taker fee cap at the order's
+ * taker rate and the maker fee cap.
+ */
+export function buyHold(engine: EngineState, pair: Pair, priceTicks: number, lots: number, takerFeeBps: number): number {
   const notionalAtoms = priceTicks * lots * pair.quoteAtomsPerTickLot;
-  const hold = notionalAtoms + feeCap(notionalAtoms, engine.settings.takerFeeBps) + feeCap(notionalAtoms, engine.settings.makerFeeBps);
+  const hold = notionalAtoms + feeCap(notionalAtoms, takerFeeBps) + feeCap(notionalAtoms, engine.settings.makerFeeBps);
   assert(hold <= safeIntegerMax, 'buy hold beyond the safe range');
   return hold;
 }

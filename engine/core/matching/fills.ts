@@ -64,7 +64,7 @@ export class TakerFills implements MatchHandler {
     const takerSide = store.side[takerSlot] as Side;
     const notionalAtoms = priceTicks * lots * pair.quoteAtomsPerTickLot;
     const baseAtoms = lots * pair.baseAtomsPerLot;
-    const takerFeeAtoms = feeIncrement(store.takerNotionalAtoms[takerSlot]!, notionalAtoms, engine.settings.takerFeeBps);
+    const takerFeeAtoms = feeIncrement(store.takerNotionalAtoms[takerSlot]!, notionalAtoms, store.takerFeeBps[takerSlot]!);
     const makerFeeAtoms = feeIncrement(store.makerNotionalAtoms[makerSlot]!, notionalAtoms, engine.settings.makerFeeBps);
     store.takerNotionalAtoms[takerSlot] = store.takerNotionalAtoms[takerSlot]! + notionalAtoms;
     store.makerNotionalAtoms[makerSlot] = store.makerNotionalAtoms[makerSlot]! + notionalAtoms;

@@ -9,7 +9,7 @@ import { GroupKind, OrderType, TimeInForce, effectiveTimeInForce, type OrderRequ
 import type { EngineState } from '../engine-state.ts';
 import { OrderStatus } from '../events.ts';
 import { noAccount } from '../ledger.ts';
-import { buyBand, buyHold } from '../matching/fees.ts';
+import { accountTakerFeeBps, buyBand, buyHold } from '../matching/fees.ts';
 import { crosses, hybridBest } from '../matching/hybrid.ts';
 import { execute } from '../matching/taker.ts';
 import { clientKey, linkToAccount } from './accounts.ts';
@@ -105,7 +105,8 @@ function tryPlaceOrder(engine: EngineState, request: OrderRequest): ResultCode {
     const reference = orderType === OrderType.market ? hybridBest(engine, context, 1) : stopPriceTicks;
     holdPriceTicks = reference === noPrice ? 0 : Math.min(buyBand(engine, reference), pair.priceTicksMax);
   }
-  const heldAtoms = side === 0 ? buyHold(engine, pair, holdPriceTicks, quantityLots) : quantityLots * pair.baseAtomsPerLot;
+  const takerFeeBps = accountTakerFeeBps(engine, account);
+  const heldAtoms = side === 0 ? buyHold(engine, pair, holdPriceTicks, quantityLots, takerFeeBps) : quantityLots * pair.baseAtomsPerLot;
   const heldAsset = side === 0 ? pair.quote.index : pair.base.index;
   if (engine.ledger.availableAtoms(account, heldAsset) < heldAtoms) return Result.insufficientBalance;
 
@@ -130,6 +131,7 @@ function tryPlaceOrder(engine: EngineState, request: OrderRequest): ResultCode {
   store.filledNotionalAtoms[slot] = 0;
   store.takerNotionalAtoms[slot] = 0;
   store.makerNotionalAtoms[slot] = 0;
+  store.takerFeeBps[slot] = takerFeeBps;
   store.heldAtoms[slot] = heldAtoms;
   store.clientOrderId[slot] = clientOrderId;
   if (heldAtoms > 0) engine.ledger.hold(account, heldAsset, heldAtoms);

@@ -28,6 +28,8 @@ export interface RestoredOrder {
   filledNotionalAtoms: number;
   takerNotionalAtoms: number;
   makerNotionalAtoms: number;
+  /** The taker fee rate the order was placed with. */
+  takerFeeBps: number;
   heldAtoms: number;
   restingLots: number;
   clientOrderId: string;
@@ -58,6 +60,7 @@ export function restoreOrder(engine: EngineState, row: RestoredOrder): number {
   store.filledNotionalAtoms[slot] = row.filledNotionalAtoms;
   store.takerNotionalAtoms[slot] = row.takerNotionalAtoms;
   store.makerNotionalAtoms[slot] = row.makerNotionalAtoms;
+  store.takerFeeBps[slot] = row.takerFeeBps;
   store.heldAtoms[slot] = row.heldAtoms;
   store.clientOrderId[slot] = row.clientOrderId;
   engine.slotByOrderId.set(row.orderId, slot);

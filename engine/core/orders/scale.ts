@@ -8,7 +8,7 @@ import { GroupKind, OrderType, TimeInForce, type PlaceScale } from '../commands.
 import type { EngineState } from '../engine-state.ts';
 import { noAccount } from '../ledger.ts';
 import { scaleOrdersMax, scaleOrdersMin } from '../limits.ts';
-import { buyHold } from '../matching/fees.ts';
+import { accountTakerFeeBps, buyHold } from '../matching/fees.ts';
 import { crosses } from '../matching/hybrid.ts';
 import { placeGroupOrder } from './place.ts';
 import { Result, type ResultCode } from '../results.ts';
@@ -59,9 +59,10 @@ export function placeScale(engine: EngineState, command: PlaceScale): ResultCode
   for (const order of orders) if (crosses(engine, context, side, order.priceTicks)) return Result.scaleWouldTake;
   const heldAsset = side === 0 ? pair.quote.index : pair.base.index;
   const availableAtoms = engine.ledger.availableAtoms(account, heldAsset);
+  const takerFeeBps = accountTakerFeeBps(engine, account);
   let heldAtoms = 0;
   for (const order of orders) {
-    heldAtoms += side === 0 ? buyHold(engine, pair, order.priceTicks, order.quantityLots) : order.quantityLots * pair.baseAtomsPerLot;
+    heldAtoms += side === 0 ? buyHold(engine, pair, order.priceTicks, order.quantityLots, takerFeeBps) : order.quantityLots * pair.baseAtomsPerLot;
     if (heldAtoms > availableAtoms) return Result.insufficientBalance;
   }
 

@@ -52,7 +52,7 @@ export function onOutsideFill(engine: EngineState, venueId: number, chainId: num
   const slot = engine.takerSlot;
   const side = store.side[slot] as Side;
   const notionalAtoms = priceTicks * lots * pair.quoteAtomsPerTickLot;
-  const feeAtoms = feeIncrement(store.takerNotionalAtoms[slot]!, notionalAtoms, engine.settings.takerFeeBps);
+  const feeAtoms = feeIncrement(store.takerNotionalAtoms[slot]!, notionalAtoms, store.takerFeeBps[slot]!);
   store.takerNotionalAtoms[slot] = store.takerNotionalAtoms[slot]! + notionalAtoms;
   settleOutside(engine, pair, context.mode, slot, side, priceTicks, lots, notionalAtoms, feeAtoms);
   store.filledLots[slot] = store.filledLots[slot]! + lots;
