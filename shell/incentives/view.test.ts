@@ -8,6 +8,8 @@ import { TradeExecuted } from '../../engine/core/events.ts';
 import { loadMarkets } from '../../engine/runtime/markets.ts';
 import { dayMs } from '../../engine/domains/incentives/commands.ts';
 import { IncentivesView, Metric } from './view.ts';
+import { domainEvent } from '../../engine/core/domain.ts';
+import { GamesEventType, type EarningsPaid, type EarningsReason } from '../../engine/domains/games/commands.ts';
 
 const markets = loadMarkets();
 const eth = markets.pairBySymbol('eth')!;
@@ -55,4 +57,18 @@ test('periods count journaled days, and the leaderboard orders by value then use
   assert.deepEqual(view.leaderboard(Metric.volume, 'weekly', 3, now).map((row) => row.userId), [6, 7, 4]);
   assert.deepEqual(view.leaderboard(Metric.trades, 'all_time', 10, now + 40 * dayMs).map((row) => row.userId), [4, 5, 6, 7]);
   assert.deepEqual(view.leaderboard(Metric.volume, 'monthly', 10, now + 40 * dayMs), []);
+});
+
+test("the games' payouts are earnings too: a streak reward reaches the listener with its running total", () => {
+  const view = new IncentivesView(markets);
+  const heard: Array<[number, number, number]> = [];
+  view.listener = { onEarning: (earning, total) => heard.push([earning.userId, earning.amountAtoms, total]), onTierChanged: () => {} };
+  const usdc = markets.assetBySymbol('USDC')!;
+  const paid = (amountAtoms: number, reason: EarningsReason): EarningsPaid => ({ userId: 9, mode: 0, assetId: usdc.id, amountAtoms, reason, refId: 1 });
+  view.apply(domainEvent(GamesEventType.earningsPaid, paid(1_000_000, 'streak')), t0);
+  view.apply(domainEvent(GamesEventType.earningsPaid, paid(5_000_000, 'duel')), t0 + 1);
+  assert.deepEqual(heard, [
+    [9, 1_000_000, 1_000_000],
+    [9, 5_000_000, 6_000_000],
+  ]);
 });

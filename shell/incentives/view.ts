@@ -13,6 +13,7 @@
  * Staking positions mirror the engine's accrual exactly: the same integer steps (accrueSegment) at the same
  * events, so pending rewards read here are what a claim would pay at that time.
  */
+import { gamesEarningsOf } from '../../engine/domains/games/index.ts';
 import { EventKind, type EngineEvent } from '../../engine/core/events.ts';
 import type { Markets } from '../../engine/core/units.ts';
 import {
@@ -110,6 +111,11 @@ export const earningsSources: ReadonlyArray<(event: EngineEvent) => Earning | nu
     if (event.kind !== EventKind.domain || event.type !== IncentivesEventType.airdropClaimed) return null;
     const body = event.body as AirdropClaimed;
     return { userId: body.userId, botId: null, assetId: body.assetId, amountAtoms: body.amountAtoms };
+  },
+  // The games' payouts: streak rewards, duel wins and tournament prizes.
+  (event) => {
+    const earning = gamesEarningsOf(event);
+    return earning === null ? null : { userId: earning.userId, botId: null, assetId: earning.assetId, amountAtoms: earning.amountAtoms };
   },
 ];
 

@@ -8,6 +8,7 @@ import { EventKind, type EngineEvent } from '../../engine/core/events.ts';
 import { RewardsEventType } from '../../engine/domains/rewards/commands.ts';
 import { ArenaEventType, type EpochResolved } from '../../engine/domains/arena/commands.ts';
 import { gamesEarningsOf, type EarningsReason } from '../../engine/domains/games/index.ts';
+import { IncentivesEventType, type AirdropClaimed, type RewardsClaimed } from '../../engine/domains/incentives/commands.ts';
 
 export interface EarningMechanism {
   readonly name: string;
@@ -42,4 +43,14 @@ export const earningMechanisms: readonly EarningMechanism[] = [
   { name: 'streak_rewards', paidWhen: 'a streak milestone reward is paid (EarningsPaid, reason streak)', paidBy: gamesPaid('streak') },
   { name: 'duels', paidWhen: 'a duel pays its winner (EarningsPaid, reason duel)', paidBy: gamesPaid('duel') },
   { name: 'tournaments', paidWhen: 'a tournament pays a prize (EarningsPaid, reason tournament)', paidBy: gamesPaid('tournament') },
+  {
+    name: 'staking',
+    paidWhen: 'a staker claims rewards (RewardsClaimed with a positive amount)',
+    paidBy: (event) => ((domainEventOf(event, IncentivesEventType.rewardsClaimed) as RewardsClaimed | undefined)?.amountAtoms ?? 0) > 0,
+  },
+  {
+    name: 'airdrops',
+    paidWhen: 'an airdrop is claimed (AirdropClaimed with a positive amount)',
+    paidBy: (event) => ((domainEventOf(event, IncentivesEventType.airdropClaimed) as AirdropClaimed | undefined)?.amountAtoms ?? 0) > 0,
+  },
 ];

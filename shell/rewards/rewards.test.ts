@@ -25,7 +25,7 @@ test('bounty reports, payments, promo activity, revenue-share rewards and the es
     const promo = await call(server, 'GET', '/api/v1/promo/status');
     assert.equal(promo.status, 200);
     assert.deepEqual([promo.json['taker_fee_bps'], promo.json['maker_fee_bps'], promo.json['maker_rebates']], [10, 0, 'paused']);
-    assert.deepEqual(promo.json['mechanisms'].map((row: { name: string; active: boolean; first_paid_at: string | null }) => [row.name, row.active, row.first_paid_at]), [['revenue_share', false, null], ['bug_bounty', false, null], ['arena_bonus', false, null], ['streak_rewards', false, null], ['duels', false, null], ['tournaments', false, null]]);
+    assert.deepEqual(promo.json['mechanisms'].map((row: { name: string; active: boolean; first_paid_at: string | null }) => [row.name, row.active, row.first_paid_at]), [['revenue_share', false, null], ['bug_bounty', false, null], ['arena_bonus', false, null], ['streak_rewards', false, null], ['duels', false, null], ['tournaments', false, null], ['staking', false, null], ['airdrops', false, null]]);
 
     const registered = await call(server, 'POST', '/auth/register', { email: 'bugs@example.com', password: 'correct horse', username: 'bugs' });
     const key = { 'x-api-key': (await call(server, 'POST', '/api/v1/api-keys', { key_name: 'k' }, { authorization: `Bearer ${registered.json['access_token']}` })).json['api_key'] };

@@ -42,10 +42,10 @@ export const gamesDomain: DomainDescriptor = {
 };
 
 /** What one engine event paid a user through games, or null for any other event. Pure: it reads the event only. */
-export function gamesEarningsOf(event: EngineEvent): { userId: number; amountAtoms: number; reason: EarningsReason } | null {
+export function gamesEarningsOf(event: EngineEvent): { userId: number; assetId: number; amountAtoms: number; reason: EarningsReason } | null {
   if (event.kind !== EventKind.domain || event.type !== GamesEventType.earningsPaid) return null;
   const body = event.body as EarningsPaid;
-  return { userId: body.userId, amountAtoms: body.amountAtoms, reason: body.reason };
+  return { userId: body.userId, assetId: body.assetId, amountAtoms: body.amountAtoms, reason: body.reason };
 }
 
 export { Games, gamesOf, gamesPoolUserId, rewardUserId } from './games.ts';
