@@ -61,7 +61,6 @@ export const shellModules: readonly ShellModule[] = [
   eventCardsModule,
   vaultsModule,
   botsModule,
-  incentivesModule,
   gamesModule,
   moversModule,
   cloneToolsModule,
@@ -69,4 +68,5 @@ export const shellModules: readonly ShellModule[] = [
   bountyModule,
   passiveIncomeModule,
   promoModule,
+  incentivesModule,
 ];

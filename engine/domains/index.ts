@@ -35,10 +35,10 @@ export const domainRegistry: DomainCodecs = new DomainRegistry([
   eventCardsDomain,
   vaultsDomain,
   botsDomain,
-  incentivesDomain,
   gamesDomain,
   moversDomain,
   rewardsDomain,
+  incentivesDomain,
 ]);
 
 /**

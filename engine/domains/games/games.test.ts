@@ -407,7 +407,7 @@ test('a tournament below its minimum at the start refunds; one where nobody trad
 
 test('gamesEarningsOf reads an EarningsPaid event and nothing else', () => {
   const body: EarningsPaid = { userId: 7, mode: 0, assetId: 1, amountAtoms: 42, reason: 'duel', refId: 3 };
-  assert.deepEqual(gamesEarningsOf({ kind: EventKind.domain, type: GamesEventType.earningsPaid, body }), { userId: 7, amountAtoms: 42, reason: 'duel' });
+  assert.deepEqual(gamesEarningsOf({ kind: EventKind.domain, type: GamesEventType.earningsPaid, body }), { userId: 7, assetId: 1, amountAtoms: 42, reason: 'duel' });
   assert.equal(gamesEarningsOf({ kind: EventKind.domain, type: GamesEventType.duelEnded, body: {} }), null);
 });
 
