@@ -6,7 +6,7 @@
  * duel's P&L or a tournament's volume for free. Every amount is in atoms of one settlement asset, set by
  * the first ConfigureGames and never changed (the shell uses USDC; the seeded simulation PLAT).
  */
-import type { DomainCommandCodec, FieldReader, FieldWriter } from '../../core/domain.ts';
+import { field, fieldCodec } from '../../core/domain.ts';
 import { domainResult } from '../../core/results.ts';
 
 export const gamesDomainId = 9;
@@ -241,115 +241,33 @@ export const GamesResult = {
   alreadyJoined: domainResult(gamesDomainId, 9015, 'ALREADY_JOINED', 'the user has joined this tournament already'),
 } as const;
 
-const intFields = (body: object, names: readonly string[]): boolean => names.every((name) => Number.isSafeInteger((body as Record<string, unknown>)[name]));
+export const configureGamesCodec = fieldCodec<ConfigureGames>(GamesCommandType.configure, 'ConfigureGames', {
+  assetId: field.integer,
+  duelFeeBps: field.integer,
+  milestoneDays: field.integers(milestonesMax),
+  rewardAtoms: field.integers(milestonesMax),
+});
 
-/** What the journal format takes as a key: up to 64 printable ASCII characters (the rules are stricter). */
-function keyFits(value: unknown): value is string {
-  return typeof value === 'string' && value.length <= tournamentKeyCharsMax && /^[\x20-\x7e]*$/.test(value);
-}
+export const createDuelCodec = fieldCodec<CreateDuel>(GamesCommandType.createDuel, 'CreateDuel', {
+  userId: field.integer,
+  pairId: field.integer,
+  stakeAtoms: field.integer,
+  durationMs: field.integer,
+  acceptMs: field.integer,
+});
 
-export const configureGamesCodec: DomainCommandCodec<ConfigureGames> = {
-  type: GamesCommandType.configure,
-  name: 'ConfigureGames',
-  fieldCount: 4,
-  isEncodable: (body) =>
-    intFields(body, ['assetId', 'duelFeeBps']) &&
-    Array.isArray(body.milestoneDays) &&
-    Array.isArray(body.rewardAtoms) &&
-    body.milestoneDays.length <= milestonesMax &&
-    body.rewardAtoms.length <= milestonesMax &&
-    [...body.milestoneDays, ...body.rewardAtoms].every((value) => Number.isSafeInteger(value)),
-  write(writer: FieldWriter, body) {
-    writer.integer(body.assetId);
-    writer.integer(body.duelFeeBps);
-    writer.integers(body.milestoneDays);
-    writer.integers(body.rewardAtoms);
-  },
-  read(reader: FieldReader) {
-    return {
-      assetId: reader.integer('assetId'),
-      duelFeeBps: reader.integer('duelFeeBps'),
-      milestoneDays: reader.integers('milestoneDays', milestonesMax),
-      rewardAtoms: reader.integers('rewardAtoms', milestonesMax),
-    };
-  },
-};
+export const acceptDuelCodec = fieldCodec<AcceptDuel>(GamesCommandType.acceptDuel, 'AcceptDuel', { userId: field.integer, duelId: field.integer });
 
-export const createDuelCodec: DomainCommandCodec<CreateDuel> = {
-  type: GamesCommandType.createDuel,
-  name: 'CreateDuel',
-  fieldCount: 5,
-  isEncodable: (body) => intFields(body, ['userId', 'pairId', 'stakeAtoms', 'durationMs', 'acceptMs']),
-  write(writer: FieldWriter, body) {
-    writer.integer(body.userId);
-    writer.integer(body.pairId);
-    writer.integer(body.stakeAtoms);
-    writer.integer(body.durationMs);
-    writer.integer(body.acceptMs);
-  },
-  read(reader: FieldReader) {
-    return {
-      userId: reader.integer('userId'),
-      pairId: reader.integer('pairId'),
-      stakeAtoms: reader.integer('stakeAtoms'),
-      durationMs: reader.integer('durationMs'),
-      acceptMs: reader.integer('acceptMs'),
-    };
-  },
-};
+export const createTournamentCodec = fieldCodec<CreateTournament>(GamesCommandType.createTournament, 'CreateTournament', {
+  key: field.string(tournamentKeyCharsMax),
+  startMs: field.integer,
+  endMs: field.integer,
+  entryFeeAtoms: field.integer,
+  capacity: field.integer,
+  minEntrants: field.integer,
+});
 
-export const acceptDuelCodec: DomainCommandCodec<AcceptDuel> = {
-  type: GamesCommandType.acceptDuel,
-  name: 'AcceptDuel',
-  fieldCount: 2,
-  isEncodable: (body) => intFields(body, ['userId', 'duelId']),
-  write(writer: FieldWriter, body) {
-    writer.integer(body.userId);
-    writer.integer(body.duelId);
-  },
-  read(reader: FieldReader) {
-    return { userId: reader.integer('userId'), duelId: reader.integer('duelId') };
-  },
-};
-
-export const createTournamentCodec: DomainCommandCodec<CreateTournament> = {
-  type: GamesCommandType.createTournament,
-  name: 'CreateTournament',
-  fieldCount: 6,
-  isEncodable: (body) => keyFits(body.key) && intFields(body, ['startMs', 'endMs', 'entryFeeAtoms', 'capacity', 'minEntrants']),
-  write(writer: FieldWriter, body) {
-    writer.string(body.key);
-    writer.integer(body.startMs);
-    writer.integer(body.endMs);
-    writer.integer(body.entryFeeAtoms);
-    writer.integer(body.capacity);
-    writer.integer(body.minEntrants);
-  },
-  read(reader: FieldReader) {
-    return {
-      key: reader.string('key', tournamentKeyCharsMax),
-      startMs: reader.integer('startMs'),
-      endMs: reader.integer('endMs'),
-      entryFeeAtoms: reader.integer('entryFeeAtoms'),
-      capacity: reader.integer('capacity'),
-      minEntrants: reader.integer('minEntrants'),
-    };
-  },
-};
-
-export const joinTournamentCodec: DomainCommandCodec<JoinTournament> = {
-  type: GamesCommandType.joinTournament,
-  name: 'JoinTournament',
-  fieldCount: 2,
-  isEncodable: (body) => intFields(body, ['userId', 'tournamentId']),
-  write(writer: FieldWriter, body) {
-    writer.integer(body.userId);
-    writer.integer(body.tournamentId);
-  },
-  read(reader: FieldReader) {
-    return { userId: reader.integer('userId'), tournamentId: reader.integer('tournamentId') };
-  },
-};
+export const joinTournamentCodec = fieldCodec<JoinTournament>(GamesCommandType.joinTournament, 'JoinTournament', { userId: field.integer, tournamentId: field.integer });
 
 const inRange = (value: unknown, low: number, high: number): value is number => Number.isSafeInteger(value) && (value as number) >= low && (value as number) <= high;
 
