@@ -8,7 +8,7 @@
  * Volume is the quote notional (atoms) of the user's exchange fills, as taker or maker, from the engine's
  * fills (port.onTrade): nothing a client can raise without trading.
  */
-import type { DomainCommandCodec, FieldReader, FieldWriter } from '../../core/domain.ts';
+import { field, fieldCodec, type DomainCommandCodec, type FieldReader, type FieldSpec, type FieldWriter } from '../../core/domain.ts';
 import { domainResult } from '../../core/results.ts';
 
 export const incentivesDomainId = 8;
@@ -416,21 +416,8 @@ export const registerBotCodec: DomainCommandCodec<RegisterBot> = {
 };
 
 /** A codec of a command made only of integer fields, in the order given. */
-function integerCodec<Body extends object>(type: number, name: string, fields: readonly (keyof Body & string)[]): DomainCommandCodec<Body> {
-  return {
-    type,
-    name,
-    fieldCount: fields.length,
-    isEncodable: (body) => fields.every((field) => Number.isSafeInteger(body[field])),
-    write(writer: FieldWriter, body) {
-      for (const field of fields) writer.integer(body[field] as number);
-    },
-    read(reader: FieldReader) {
-      const body: Record<string, number> = {};
-      for (const field of fields) body[field] = reader.integer(field);
-      return body as Body;
-    },
-  };
+function integerCodec<Body extends object>(type: number, name: string, names: readonly (keyof Body & string)[]): DomainCommandCodec<Body> {
+  return fieldCodec<Body>(type, name, Object.fromEntries(names.map((key) => [key, field.integer])) as { [K in keyof Body]: FieldSpec });
 }
 
 export const stakeCodec = integerCodec<Stake>(IncentivesCommandType.stake, 'Stake', ['userId', 'poolId', 'amountAtoms', 'lockupDays']);

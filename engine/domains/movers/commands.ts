@@ -6,7 +6,7 @@
  * mean percentage change of its symbols from their entry prices to the oracle's prices at that RunTimers.
  * Scores are integers in units of 10^-6 percent (`scoreE6`): 1.5 % is 1 500 000.
  */
-import type { DomainCommandCodec, FieldReader, FieldWriter } from '../../core/domain.ts';
+import { field, fieldCodec } from '../../core/domain.ts';
 import { domainResult } from '../../core/results.ts';
 import { symbolCharsMax } from '../prices/commands.ts';
 
@@ -83,37 +83,12 @@ export const MoversResult = {
   roundClosed: domainResult(moversDomainId, 10008, 'MOVERS_ROUND_CLOSED', 'the round has reached its end; the next opens at its timer'),
 } as const;
 
-/** What the journal format takes as a symbol: up to 12 printable ASCII characters (the rules are stricter). */
-function symbolFits(value: unknown): value is string {
-  return typeof value === 'string' && value.length <= symbolCharsMax && /^[\x20-\x7e]*$/.test(value);
-}
+export const configureMoversCodec = fieldCodec<ConfigureMovers>(MoversCommandType.configure, 'ConfigureMovers', { roundMs: field.integer });
 
-export const configureMoversCodec: DomainCommandCodec<ConfigureMovers> = {
-  type: MoversCommandType.configure,
-  name: 'ConfigureMovers',
-  fieldCount: 1,
-  isEncodable: (body) => Number.isSafeInteger(body.roundMs),
-  write(writer: FieldWriter, body) {
-    writer.integer(body.roundMs);
-  },
-  read(reader: FieldReader) {
-    return { roundMs: reader.integer('roundMs') };
-  },
-};
-
-export const enterMoversCodec: DomainCommandCodec<EnterMovers> = {
-  type: MoversCommandType.enter,
-  name: 'EnterMovers',
-  fieldCount: 2,
-  isEncodable: (body) => Number.isSafeInteger(body.userId) && Array.isArray(body.symbols) && body.symbols.length <= entrySymbolsMax && body.symbols.every(symbolFits),
-  write(writer: FieldWriter, body) {
-    writer.integer(body.userId);
-    writer.strings(body.symbols);
-  },
-  read(reader: FieldReader) {
-    return { userId: reader.integer('userId'), symbols: reader.strings('symbols', entrySymbolsMax, symbolCharsMax) };
-  },
-};
+export const enterMoversCodec = fieldCodec<EnterMovers>(MoversCommandType.enter, 'EnterMovers', {
+  userId: field.integer,
+  symbols: field.strings(entrySymbolsMax, symbolCharsMax),
+});
 
 /**
  * The change from `startE8` to `endE8` in units of 10^-6 percent, truncated toward zero. Prices are at

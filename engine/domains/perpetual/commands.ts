@@ -7,7 +7,7 @@
  * (number + 1) × E. Stakes are atoms of the collateral asset (PRED); sides are 0 YES (the end price is above
  * the start price) and 1 NO (below). Prices are the prices domain's integers at 10^-8 USD.
  */
-import type { DomainCommandCodec, FieldReader, FieldWriter } from '../../core/domain.ts';
+import { field, fieldCodec } from '../../core/domain.ts';
 import type { Mode } from '../../core/commands.ts';
 import { domainResult } from '../../core/results.ts';
 import { isPriceSymbol, symbolCharsMax } from '../prices/commands.ts';
@@ -138,62 +138,19 @@ export const PerpetualResult = {
   epochFull: domainResult(perpetualDomainId, 3007, 'PERPETUAL_EPOCH_FULL', `an epoch takes at most ${predictionsPerEpochMax} predictions per mode`),
 } as const;
 
-/** What the journal format takes as a symbol: up to 12 printable ASCII characters (the rules are stricter). */
-function symbolFits(value: unknown): value is string {
-  return typeof value === 'string' && value.length <= symbolCharsMax && /^[\x20-\x7e]*$/.test(value);
-}
+export const configurePerpetualCodec = fieldCodec<ConfigurePerpetual>(PerpetualCommandType.configure, 'ConfigurePerpetual', {
+  epochMs: field.integer,
+  seedAtoms: field.integer,
+  symbols: field.strings(marketsMax, symbolCharsMax),
+});
 
-export const configurePerpetualCodec: DomainCommandCodec<ConfigurePerpetual> = {
-  type: PerpetualCommandType.configure,
-  name: 'ConfigurePerpetual',
-  fieldCount: 3,
-  isEncodable: (body) =>
-    Number.isSafeInteger(body.epochMs) &&
-    Number.isSafeInteger(body.seedAtoms) &&
-    Array.isArray(body.symbols) &&
-    body.symbols.length <= marketsMax &&
-    body.symbols.every(symbolFits),
-  write(writer: FieldWriter, body) {
-    writer.integer(body.epochMs);
-    writer.integer(body.seedAtoms);
-    writer.strings(body.symbols);
-  },
-  read(reader: FieldReader) {
-    return {
-      epochMs: reader.integer('epochMs'),
-      seedAtoms: reader.integer('seedAtoms'),
-      symbols: reader.strings('symbols', marketsMax, symbolCharsMax),
-    };
-  },
-};
-
-export const predictCodec: DomainCommandCodec<Predict> = {
-  type: PerpetualCommandType.predict,
-  name: 'Predict',
-  fieldCount: 5,
-  isEncodable: (body) =>
-    Number.isSafeInteger(body.userId) &&
-    Number.isSafeInteger(body.mode) &&
-    symbolFits(body.symbol) &&
-    Number.isSafeInteger(body.side) &&
-    Number.isSafeInteger(body.amountAtoms),
-  write(writer: FieldWriter, body) {
-    writer.integer(body.userId);
-    writer.integer(body.mode);
-    writer.string(body.symbol);
-    writer.integer(body.side);
-    writer.integer(body.amountAtoms);
-  },
-  read(reader: FieldReader) {
-    return {
-      userId: reader.integer('userId'),
-      mode: reader.integer('mode') as Mode,
-      symbol: reader.string('symbol', symbolCharsMax),
-      side: reader.integer('side') as Side,
-      amountAtoms: reader.integer('amountAtoms'),
-    };
-  },
-};
+export const predictCodec = fieldCodec<Predict>(PerpetualCommandType.predict, 'Predict', {
+  userId: field.integer,
+  mode: field.integer,
+  symbol: field.string(symbolCharsMax),
+  side: field.integer,
+  amountAtoms: field.integer,
+});
 
 /** Whether a configuration is acceptable after `existing` markets (their symbols, in order). */
 export function validConfiguration(body: ConfigurePerpetual, existing: readonly string[]): boolean {
