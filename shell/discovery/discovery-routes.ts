@@ -24,6 +24,7 @@ export function discoveryRoutes(table: RouteTable): Route[] {
   return [
     {
       method: 'GET',
+      name: 'get_openapi_document',
       path: '/openapi-public.json',
       auth: 'none',
       rateLimit: 'none',
@@ -35,6 +36,7 @@ export function discoveryRoutes(table: RouteTable): Route[] {
     },
     {
       method: 'GET',
+      name: 'get_llms_txt',
       path: '/llms.txt',
       auth: 'none',
       rateLimit: 'none',

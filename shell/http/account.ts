@@ -49,6 +49,7 @@ export function accountRoutes(context: ShellContext): Route[] {
   return [
     {
       method: 'GET',
+      name: 'get_portfolio',
       path: '/api/v1/account/me/portfolio',
       auth: 'bearer_or_key',
       permission: 'read',
@@ -110,6 +111,7 @@ export function accountRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'GET',
+      name: 'get_balances',
       path: '/api/v1/account/me/balances',
       auth: 'bearer_or_key',
       permission: 'read',
@@ -127,6 +129,7 @@ export function accountRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'GET',
+      name: 'tp_clob_balance',
       path: '/api/v1/exchange/{symbol}/balance',
       auth: 'bearer_or_key',
       permission: 'read',

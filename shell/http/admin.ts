@@ -17,6 +17,7 @@ export function adminRoutes(context: ShellContext): Route[] {
   return [
     {
       method: 'POST',
+      name: 'admin_credit',
       path: '/admin/v1/credit',
       auth: 'admin',
       rateLimit: 'none',
@@ -62,6 +63,7 @@ export function adminRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'GET',
+      name: 'admin_stats',
       path: '/admin/v1/stats',
       auth: 'admin',
       rateLimit: 'none',
@@ -88,6 +90,7 @@ export function adminRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'PATCH',
+      name: 'admin_update_api_key',
       path: '/admin/v1/api-keys/{key_id}',
       auth: 'admin',
       rateLimit: 'none',

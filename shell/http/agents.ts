@@ -25,6 +25,7 @@ export function agentRoutes(context: ShellContext): Route[] {
   return [
     {
       method: 'POST',
+      name: 'register_agent',
       path: '/mcp/v1/register',
       auth: 'none',
       rateLimit: 'credentials',

@@ -25,6 +25,7 @@ export function apiKeyRoutes(context: ShellContext): Route[] {
   return [
     {
       method: 'POST',
+      name: 'create_api_key',
       path: '/api/v1/api-keys',
       auth: 'bearer',
       rateLimit: 'general',
@@ -37,6 +38,7 @@ export function apiKeyRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'GET',
+      name: 'list_api_keys',
       path: '/api/v1/api-keys',
       auth: 'bearer',
       rateLimit: 'general',
@@ -45,6 +47,7 @@ export function apiKeyRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'DELETE',
+      name: 'revoke_api_key',
       path: '/api/v1/api-keys/{key_id}',
       auth: 'bearer',
       rateLimit: 'general',
@@ -56,6 +59,7 @@ export function apiKeyRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'PATCH',
+      name: 'update_api_key',
       path: '/api/v1/api-keys/{key_id}',
       auth: 'bearer',
       rateLimit: 'general',
@@ -73,6 +77,7 @@ export function apiKeyRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'POST',
+      name: 'get_api_key_with_password',
       path: '/auth/api-key',
       auth: 'none',
       rateLimit: 'credentials',

@@ -19,6 +19,7 @@ export function authRoutes(context: ShellContext): Route[] {
   return [
     {
       method: 'POST',
+      name: 'register',
       path: '/auth/register',
       auth: 'none',
       rateLimit: 'credentials',
@@ -51,6 +52,7 @@ export function authRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'POST',
+      name: 'login',
       path: '/auth/login',
       auth: 'none',
       rateLimit: 'credentials',
@@ -70,6 +72,7 @@ export function authRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'POST',
+      name: 'refresh_session',
       path: '/auth/refresh',
       auth: 'none',
       rateLimit: 'credentials',

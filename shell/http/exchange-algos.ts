@@ -398,8 +398,9 @@ export function exchangeAlgoRoutes(context: ShellContext): Route[] {
     });
   };
 
-  const scaleRoute = (path: string, summary: string): Route => ({
+  const scaleRoute = (name: string, path: string, summary: string): Route => ({
     method: 'POST',
+    name,
     path,
     auth: 'bearer_or_key',
     permission: 'trade',
@@ -415,6 +416,7 @@ export function exchangeAlgoRoutes(context: ShellContext): Route[] {
   return [
     {
       method: 'POST',
+      name: 'tp_clob_place_twap',
       path: '/api/v1/exchange/{symbol}/twap',
       auth: 'bearer_or_key',
       permission: 'trade',
@@ -430,6 +432,7 @@ export function exchangeAlgoRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'GET',
+      name: 'tp_clob_active_twaps',
       path: '/api/v1/exchange/{symbol}/twap',
       auth: 'bearer_or_key',
       permission: 'read',
@@ -445,6 +448,7 @@ export function exchangeAlgoRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'DELETE',
+      name: 'tp_clob_cancel_twap',
       path: '/api/v1/exchange/{symbol}/twap/{twap_id}',
       auth: 'bearer_or_key',
       permission: 'trade',
@@ -468,12 +472,13 @@ export function exchangeAlgoRoutes(context: ShellContext): Route[] {
       },
     },
     scaleRoute(
+      'tp_clob_place_scale',
       '/api/v1/exchange/{symbol}/scale',
       `Place a scale order: count (${scaleOrdersMin}..${scaleOrdersMax}) GTC limit orders from price_low to price_high, evenly spaced on the tick grid, ` +
         'sizes flat, increasing or decreasing (linear weights 1..count from price_low to price_high), floored to lots with the remainder on the largest, ' +
         'adding up exactly to quantity; live or paper. All or nothing: refused whole if the holds do not fit the available balance or any order would take ' +
         'liquidity. Answers 201 {scale_id, symbol, pair, side, quantity, count, distribution, mode, orders: [order records]}',
     ),
-    scaleRoute('/api/v1/exchange/{symbol}/orders/scale', 'Place a scale order; the same as POST /api/v1/exchange/{symbol}/scale'),
+    scaleRoute('tp_clob_place_scale_orders', '/api/v1/exchange/{symbol}/orders/scale', 'Place a scale order; the same as POST /api/v1/exchange/{symbol}/scale'),
   ];
 }

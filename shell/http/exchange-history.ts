@@ -189,6 +189,7 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
   return [
     {
       method: 'GET',
+      name: 'tp_clob_order_history',
       path: '/api/v1/exchange/{symbol}/orders/history',
       auth: 'bearer_or_key',
       permission: 'read',
@@ -214,6 +215,7 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
     },
     {
       method: 'GET',
+      name: 'tp_clob_get_order',
       path: '/api/v1/exchange/{symbol}/orders/{order_id}',
       auth: 'bearer_or_key',
       permission: 'read',
@@ -232,6 +234,7 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
     },
     {
       method: 'GET',
+      name: 'tp_clob_recent_trades',
       path: '/api/v1/exchange/{symbol}/trades',
       auth: 'none',
       rateLimit: 'general',
@@ -248,6 +251,7 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
     },
     {
       method: 'GET',
+      name: 'tp_clob_my_trades',
       path: '/api/v1/exchange/{symbol}/trades/mine',
       auth: 'bearer_or_key',
       permission: 'read',
@@ -266,6 +270,7 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
     },
     {
       method: 'GET',
+      name: 'tp_clob_ticker',
       path: '/api/v1/exchange/{symbol}/ticker',
       auth: 'none',
       rateLimit: 'general',
@@ -277,6 +282,7 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
     },
     {
       method: 'GET',
+      name: 'tp_clob_stats',
       path: '/api/v1/exchange/{symbol}/stats',
       auth: 'none',
       rateLimit: 'general',
@@ -298,6 +304,7 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
     },
     {
       method: 'GET',
+      name: 'tp_clob_chart',
       path: '/api/v1/exchange/{symbol}/chart',
       auth: 'none',
       rateLimit: 'general',

@@ -260,6 +260,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
   return [
     {
       method: 'POST',
+      name: 'tp_clob_place_order',
       path: '/api/v1/exchange/{symbol}/orders',
       auth: 'bearer_or_key',
       permission: 'trade',
@@ -270,6 +271,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'POST',
+      name: 'tp_clob_submit_order',
       path: '/api/v1/clob/orders',
       auth: 'bearer_or_key',
       permission: 'trade',
@@ -285,6 +287,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'DELETE',
+      name: 'tp_clob_cancel_order',
       path: '/api/v1/exchange/{symbol}/orders/{order_id}',
       auth: 'bearer_or_key',
       permission: 'trade',
@@ -312,6 +315,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'POST',
+      name: 'tp_clob_place_batch',
       path: '/api/v1/exchange/{symbol}/orders/batch',
       auth: 'bearer_or_key',
       permission: 'trade',
@@ -355,6 +359,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'DELETE',
+      name: 'tp_clob_cancel_batch',
       path: '/api/v1/exchange/{symbol}/orders/batch',
       auth: 'bearer_or_key',
       permission: 'trade',
@@ -383,6 +388,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'DELETE',
+      name: 'tp_clob_cancel_all_orders',
       path: '/api/v1/exchange/{symbol}/orders',
       auth: 'bearer_or_key',
       permission: 'trade',
@@ -404,6 +410,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'PATCH',
+      name: 'tp_clob_amend_order',
       path: '/api/v1/exchange/{symbol}/orders/{order_id}',
       auth: 'bearer_or_key',
       permission: 'trade',
@@ -447,6 +454,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'GET',
+      name: 'tp_clob_open_orders',
       path: '/api/v1/exchange/{symbol}/orders/open',
       auth: 'bearer_or_key',
       permission: 'read',

@@ -156,6 +156,7 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
   return [
     {
       method: 'GET',
+      name: 'tp_clob_list_pairs',
       path: '/api/v1/exchange/pairs',
       auth: 'none',
       rateLimit: 'general',
@@ -164,6 +165,7 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'GET',
+      name: 'tp_clob_time',
       path: '/api/v1/exchange/time',
       auth: 'none',
       rateLimit: 'general',
@@ -175,6 +177,7 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'GET',
+      name: 'tp_clob_orderbook',
       path: '/api/v1/exchange/{symbol}/book',
       auth: 'key',
       permission: 'read',
@@ -189,6 +192,7 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'GET',
+      name: 'tp_clob_hybrid_book',
       path: '/api/v1/exchange/{symbol}/book/hybrid',
       auth: 'none',
       rateLimit: 'none',
@@ -198,6 +202,7 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'GET',
+      name: 'tp_clob_book',
       path: '/api/v1/clob/book/hybrid',
       auth: 'none',
       rateLimit: 'none',
@@ -213,6 +218,7 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'GET',
+      name: 'tp_clob_venues',
       path: '/api/v1/exchange/{symbol}/venues',
       auth: 'none',
       rateLimit: 'general',
@@ -221,6 +227,7 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'GET',
+      name: 'tp_clob_bbo',
       path: '/api/v1/exchange/{symbol}/bbo',
       auth: 'none',
       rateLimit: 'general',

@@ -157,6 +157,7 @@ export function fundingRoutes(context: ShellContext): Route[] {
   return [
     {
       method: 'POST',
+      name: 'add_withdrawal_address',
       path: '/api/v1/account/withdrawal-addresses',
       auth: 'bearer',
       rateLimit: 'general',
@@ -181,6 +182,7 @@ export function fundingRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'GET',
+      name: 'list_withdrawal_addresses',
       path: '/api/v1/account/withdrawal-addresses',
       auth: 'bearer',
       rateLimit: 'general',
@@ -189,6 +191,7 @@ export function fundingRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'DELETE',
+      name: 'remove_withdrawal_address',
       path: '/api/v1/account/withdrawal-addresses',
       auth: 'bearer',
       rateLimit: 'general',
@@ -205,6 +208,7 @@ export function fundingRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'GET',
+      name: 'get_deposit_addresses',
       path: '/api/v1/funding/deposit-addresses',
       auth: 'bearer_or_key',
       permission: 'read',
@@ -222,6 +226,7 @@ export function fundingRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'POST',
+      name: 'withdraw',
       path: '/api/v1/funding/withdraw',
       auth: 'bearer_or_key',
       rateLimit: 'general',
@@ -234,6 +239,7 @@ export function fundingRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'POST',
+      name: 'tp_clob_withdraw',
       path: '/api/v1/exchange/{symbol}/withdraw',
       auth: 'bearer_or_key',
       rateLimit: 'general',
@@ -249,6 +255,7 @@ export function fundingRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'GET',
+      name: 'list_withdrawals',
       path: '/api/v1/funding/withdrawals',
       auth: 'bearer_or_key',
       permission: 'read',

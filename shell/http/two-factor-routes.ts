@@ -15,6 +15,7 @@ export function twoFactorRoutes(context: ShellContext): Route[] {
   return [
     {
       method: 'POST',
+      name: 'setup_two_factor',
       path: '/auth/2fa/setup',
       auth: 'bearer',
       rateLimit: 'general',
@@ -27,6 +28,7 @@ export function twoFactorRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'POST',
+      name: 'enable_two_factor',
       path: '/auth/2fa/enable',
       auth: 'bearer',
       rateLimit: 'general',
@@ -39,6 +41,7 @@ export function twoFactorRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'POST',
+      name: 'verify_two_factor',
       path: '/auth/2fa/verify',
       auth: 'none',
       rateLimit: 'credentials',
@@ -54,6 +57,7 @@ export function twoFactorRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'POST',
+      name: 'disable_two_factor',
       path: '/auth/2fa/disable',
       auth: 'bearer',
       rateLimit: 'general',
@@ -66,6 +70,7 @@ export function twoFactorRoutes(context: ShellContext): Route[] {
     },
     {
       method: 'GET',
+      name: 'get_two_factor_status',
       path: '/auth/2fa/status',
       auth: 'bearer',
       rateLimit: 'general',
