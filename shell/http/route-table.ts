@@ -62,11 +62,30 @@ interface ReplyBase {
   headers?: Record<string, string>;
 }
 
+/** One server-sent event: its name, its data (sent as JSON) and an optional id. */
+export interface SseEvent {
+  readonly event: string;
+  readonly data: unknown;
+  readonly id?: string;
+}
+
 /**
  * What a handler answers: `body`, encoded with JSON.stringify; `json`, JSON the handler encoded itself (the
- * order paths build their records as text); or `text` with its content type (llms.txt).
+ * order paths build their records as text); `text` with its content type (llms.txt); or `events`, a stream
+ * of server-sent events (`text/event-stream`) written as they come, ended when the iterable ends. A client
+ * that goes away ends the iterable early (its `return` is called), so a producer can stop its work.
  */
-export type Reply = (ReplyBase & { body: unknown }) | (ReplyBase & { json: string }) | (ReplyBase & { text: string; contentType: string });
+export type Reply =
+  | (ReplyBase & { body: unknown })
+  | (ReplyBase & { json: string })
+  | (ReplyBase & { text: string; contentType: string })
+  | (ReplyBase & { events: AsyncIterable<SseEvent> });
+
+/** One event in the text/event-stream format (data is one line of JSON, so it needs no splitting). */
+export function sseFrame(event: SseEvent): string {
+  const id = event.id === undefined ? '' : `id: ${event.id.replace(/[\r\n]/g, '')}\n`;
+  return `${id}event: ${event.event.replace(/[\r\n]/g, '')}\ndata: ${JSON.stringify(event.data)}\n\n`;
+}
 
 export interface Route {
   readonly method: Method;
@@ -232,7 +251,47 @@ class HttpExchange implements RequestContext, Credentials {
     const status = reply.status ?? 200;
     if ('json' in reply) return this.respond(status, reply.json, jsonType, reply.headers);
     if ('text' in reply) return this.respond(status, reply.text, reply.contentType, reply.headers);
+    if ('events' in reply) return void this.streamEvents(status, reply.events, reply.headers);
     this.respond(status, JSON.stringify(reply.body), jsonType, reply.headers);
+  }
+
+  /**
+   * Writes the head at once, then each event as the producer yields it, corked; ends the response when
+   * the producer ends. A producer that throws ends the stream with an `error` event carrying the error
+   * shape (the head is already sent, so the status cannot change any more).
+   */
+  private async streamEvents(status: number, events: AsyncIterable<SseEvent>, headers: Record<string, string> | undefined): Promise<void> {
+    if (this.answered) return;
+    this.answered = true;
+    if (this.aborted) return;
+    const res = this.res;
+    res.cork(() => {
+      res.writeStatus(statusLine(status));
+      res.writeHeader('Content-Type', 'text/event-stream; charset=utf-8');
+      res.writeHeader('Cache-Control', 'no-cache');
+      this.writeRateHeaders();
+      if (headers !== undefined) for (const key in headers) res.writeHeader(key, headers[key]!);
+      // uWS sends the head with the first write; an empty comment line makes clients see the stream open.
+      res.write(':\n\n');
+    });
+    const iterator = events[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const next = await iterator.next();
+        if (this.aborted) break;
+        if (next.done === true) break;
+        res.cork(() => res.write(sseFrame(next.value)));
+      }
+    } catch (error) {
+      if (!this.aborted) {
+        const body = error instanceof ApiError ? { error: { code: error.code, message: error.message } } : { error: { code: 'INTERNAL_ERROR', message: 'internal error' } };
+        if (!(error instanceof ApiError)) this.table.log('http_stream_error', { path: this.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+        res.cork(() => res.write(sseFrame({ event: 'error', data: body })));
+      }
+    } finally {
+      if (this.aborted) await iterator.return?.();
+      else res.cork(() => res.end());
+    }
   }
 
   fail(error: unknown): void {
@@ -271,16 +330,20 @@ class HttpExchange implements RequestContext, Credentials {
     else this.reply(reply);
   }
 
+  private writeRateHeaders(): void {
+    const figures = this.figures;
+    if (figures.limit > 0) {
+      this.res.writeHeader('X-RateLimit-Limit', String(figures.limit));
+      this.res.writeHeader('X-RateLimit-Remaining', String(figures.remaining));
+      this.res.writeHeader('X-RateLimit-Reset', String(figures.resetS));
+    }
+  }
+
   private write(): void {
     const res = this.res;
     res.writeStatus(statusLine(this.status));
     res.writeHeader('Content-Type', this.contentType);
-    const figures = this.figures;
-    if (figures.limit > 0) {
-      res.writeHeader('X-RateLimit-Limit', String(figures.limit));
-      res.writeHeader('X-RateLimit-Remaining', String(figures.remaining));
-      res.writeHeader('X-RateLimit-Reset', String(figures.resetS));
-    }
+    this.writeRateHeaders();
     const extra = this.extraHeaders;
     if (extra !== undefined) for (const key in extra) res.writeHeader(key, extra[key]!);
     res.end(this.payload);
