@@ -269,7 +269,7 @@ class HttpExchange implements RequestContext, Credentials {
       res.writeStatus(statusLine(status));
       res.writeHeader('Content-Type', 'text/event-stream; charset=utf-8');
       res.writeHeader('Cache-Control', 'no-cache');
-      this.writeRateHeaders();
+      this.writeRateHeaders(headers);
       if (headers !== undefined) for (const key in headers) res.writeHeader(key, headers[key]!);
       // uWS sends the head with the first write; an empty comment line makes clients see the stream open.
       res.write(':\n\n');
@@ -330,9 +330,10 @@ class HttpExchange implements RequestContext, Credentials {
     else this.reply(reply);
   }
 
-  private writeRateHeaders(): void {
+  /** The route's rate-limit figures, unless the handler answers with figures of its own (a quota's). */
+  private writeRateHeaders(extra?: Record<string, string>): void {
     const figures = this.figures;
-    if (figures.limit > 0) {
+    if (figures.limit > 0 && extra?.['X-RateLimit-Limit'] === undefined) {
       this.res.writeHeader('X-RateLimit-Limit', String(figures.limit));
       this.res.writeHeader('X-RateLimit-Remaining', String(figures.remaining));
       this.res.writeHeader('X-RateLimit-Reset', String(figures.resetS));
@@ -343,8 +344,8 @@ class HttpExchange implements RequestContext, Credentials {
     const res = this.res;
     res.writeStatus(statusLine(this.status));
     res.writeHeader('Content-Type', this.contentType);
-    this.writeRateHeaders();
     const extra = this.extraHeaders;
+    this.writeRateHeaders(extra);
     if (extra !== undefined) for (const key in extra) res.writeHeader(key, extra[key]!);
     res.end(this.payload);
   }
