@@ -16,6 +16,7 @@ import {
   outboundFetch,
   outboundFetchJson,
   outboundRedirectsMax,
+  outboundRequestBytesMax,
   outboundUrlCharsMax,
 } from './fetch.ts';
 
@@ -145,6 +146,26 @@ const server = http.createServer((request, response) => {
     case '/json':
       response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
       response.end('{"prices":{"BTC":"97000.12"}}');
+      return;
+    case '/echo': {
+      // Answers what it was sent: the method, the headers a caller may set, and the body.
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({ method: request.method, type: request.headers['content-type'] ?? null, token: request.headers['authorization'] ?? null, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+      });
+      return;
+    }
+    case '/post-see-other':
+      response.writeHead(303, { location: '/echo' });
+      response.end();
+      return;
+    case '/post-temporary':
+      response.writeHead(307, { location: '/echo' });
+      response.end();
       return;
     case '/text':
       response.writeHead(200, { 'content-type': 'text/plain' });
@@ -300,4 +321,17 @@ test('a caller abort ends the request with its reason', async () => {
   const pending = outboundFetch(`${base}/never`, { timeoutMs: 5000, allowPrivate: true, signal: controller.signal });
   controller.abort(new Error('closed'));
   await assert.rejects(pending, /closed/);
+});
+
+test('a POST carries its headers and body; 307 repeats it, 303 turns it into a GET; bad headers and bodies are refused', async () => {
+  const post = { timeoutMs: 2000, allowPrivate: true, method: 'POST' as const, headers: { 'Content-Type': 'application/json', Authorization: 'Bearer t' }, body: '{"a":1}' };
+  assert.deepEqual(await outboundFetchJson(`${base}/echo`, post), { method: 'POST', type: 'application/json', token: 'Bearer t', body: '{"a":1}' });
+  assert.deepEqual(await outboundFetchJson(`${base}/post-temporary`, post), { method: 'POST', type: 'application/json', token: 'Bearer t', body: '{"a":1}' });
+  assert.deepEqual(await outboundFetchJson(`${base}/post-see-other`, post), { method: 'GET', type: 'application/json', token: 'Bearer t', body: '' });
+  await assert.rejects(outboundFetch(`${base}/echo`, { ...post, headers: { Host: 'elsewhere' } }), /Host is not allowed/);
+  await assert.rejects(outboundFetch(`${base}/echo`, { ...post, headers: { 'x-a': 'b\r\nx-injected: 1' } }), /line break/);
+  await assert.rejects(outboundFetch(`${base}/echo`, { timeoutMs: 2000, allowPrivate: true, body: 'x' }), /needs method POST/);
+  await assert.rejects(outboundFetch(`${base}/echo`, { ...post, body: 'x'.repeat(outboundRequestBytesMax + 1) }), /request body over/);
+  // A POST to a refused address is refused before any byte is sent, as a GET is.
+  assert.equal((await refusal(outboundFetch('http://10.0.0.1/echo', { timeoutMs: 2000, method: 'POST', body: '{}' }))).reason, 'address_not_public');
 });

@@ -114,6 +114,36 @@ export interface OutboundOptions {
   readonly resolve?: (hostname: string) => Promise<readonly ResolvedAddress[]>;
   /** Aborts the request (its reason is what the request rejects with). */
   readonly signal?: AbortSignal;
+  /** GET (default) or POST (a model provider's API, an MCP initialize probe). */
+  readonly method?: 'GET' | 'POST';
+  /**
+   * Request headers beyond the module's own (accept, user-agent, which these may replace); at most
+   * `outboundHeadersMax`. Host, content-length, connection and transfer-encoding are the module's alone.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The request body of a POST, at most `outboundRequestBytesMax` bytes. */
+  readonly body?: string;
+}
+
+/** Request headers a caller may add at most. */
+export const outboundHeadersMax = 16;
+/** Largest request body a caller may send, in bytes. */
+export const outboundRequestBytesMax = 256 * 1024;
+const reservedHeaders = new Set(['host', 'content-length', 'connection', 'transfer-encoding']);
+
+/** The caller's headers, checked: bounded, no reserved name, no line break in a name or value. */
+function callerHeaders(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const checked: Record<string, string> = {};
+  if (headers === undefined) return checked;
+  const entries = Object.entries(headers);
+  if (entries.length > outboundHeadersMax) throw new RangeError(`at most ${outboundHeadersMax} request headers`);
+  for (const [name, value] of entries) {
+    const lower = name.toLowerCase();
+    if (!/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(lower) || reservedHeaders.has(lower)) throw new RangeError(`request header ${name} is not allowed`);
+    if (/[\r\n\0]/.test(value)) throw new RangeError(`request header ${name} has a line break`);
+    checked[lower] = value;
+  }
+  return checked;
 }
 
 export interface OutboundResponse {
@@ -306,14 +336,26 @@ interface Hop {
 }
 
 /** One hop: connects to the pinned address, and reads the body unless the answer is a redirect or an error. */
-function requestHop(url: URL, pinned: ResolvedAddress, options: OutboundOptions, bytesMax: number, signal: AbortSignal): Promise<Hop> {
+interface HopRequest {
+  readonly method: 'GET' | 'POST';
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | undefined;
+  readonly expectJson: boolean;
+}
+
+function requestHop(url: URL, pinned: ResolvedAddress, hopRequest: HopRequest, bytesMax: number, signal: AbortSignal): Promise<Hop> {
   return new Promise<Hop>((resolve, reject) => {
     let settled = false;
     const request = (url.protocol === 'https:' ? https : http).request(url, {
-      method: 'GET',
+      method: hopRequest.method,
       agent: false,
       lookup: pinnedLookup(pinned),
-      headers: { accept: options.expectJson === true ? 'application/json' : '*/*', 'user-agent': 'trading-platform-outbound/1' },
+      headers: {
+        accept: hopRequest.expectJson ? 'application/json' : '*/*',
+        'user-agent': 'trading-platform-outbound/1',
+        ...hopRequest.headers,
+        ...(hopRequest.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(hopRequest.body)) }),
+      },
     });
     const finish = (error: unknown, hop?: Hop): void => {
       if (settled) return;
@@ -354,7 +396,7 @@ function requestHop(url: URL, pinned: ResolvedAddress, options: OutboundOptions,
       response.on('aborted', () => finish(signal.aborted ? signal.reason : new OutboundNetworkError('the response was cut short')));
     });
     if (signal.aborted) finish(signal.reason);
-    else request.end();
+    else request.end(hopRequest.body);
   });
 }
 
@@ -383,7 +425,7 @@ function boundedInteger(value: number, low: number, high: number, name: string):
 }
 
 /**
- * GETs `target` under the rules above and answers the final 2xx response with its whole body. Rejects with
+ * Requests `target` (GET unless `method` says POST) under the rules above and answers the final 2xx response with its whole body. Rejects with
  * OutboundRefusedError (a rule refused it), OutboundTimeoutError, OutboundTooLargeError, OutboundHttpError
  * (a non-2xx final status) or OutboundNetworkError; with the caller's abort reason when its signal aborts.
  */
@@ -391,6 +433,12 @@ export async function outboundFetch(target: string, options: OutboundOptions): P
   const timeoutMs = boundedInteger(options.timeoutMs, 1, outboundTimeoutMsMax, 'timeoutMs');
   const bytesMax = boundedInteger(options.bytesMax ?? outboundBytesDefault, 1, outboundBytesCeiling, 'bytesMax');
   const redirectsMax = boundedInteger(options.redirectsMax ?? outboundRedirectsMax, 0, outboundRedirectsMax, 'redirectsMax');
+  const extraHeaders = callerHeaders(options.headers);
+  if (options.body !== undefined && options.method !== 'POST') throw new RangeError('a request body needs method POST');
+  if (options.body !== undefined && Buffer.byteLength(options.body) > outboundRequestBytesMax) throw new RangeError(`request body over ${outboundRequestBytesMax} bytes`);
+  // 307 and 308 repeat the request as it was; 301, 302 and 303 turn it into a GET without a body.
+  let method = options.method ?? 'GET';
+  let body = options.body;
   const guard: Guard = { allowPrivate: options.allowPrivate === true, allowAddress: options.allowAddress, resolve: options.resolve ?? systemResolve };
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new OutboundTimeoutError(timeoutMs)), timeoutMs);
@@ -404,7 +452,7 @@ export async function outboundFetch(target: string, options: OutboundOptions): P
     let url = checkedUrl(target);
     for (let redirects = 0; ; redirects++) {
       const pinned = await untilAborted(checkedAddress(url, guard), controller.signal);
-      const hop = await requestHop(url, pinned, options, bytesMax, controller.signal);
+      const hop = await requestHop(url, pinned, { method, headers: extraHeaders, body, expectJson: options.expectJson === true }, bytesMax, controller.signal);
       if (!redirectStatuses.has(hop.status)) {
         if (hop.status < 200 || hop.status > 299) throw new OutboundHttpError(hop.status);
         if (options.expectJson === true && !isJsonType(hop.headers['content-type'])) {
@@ -416,6 +464,10 @@ export async function outboundFetch(target: string, options: OutboundOptions): P
       if (location === undefined || location === '') throw new OutboundRefusedError('redirect_without_location', `HTTP ${hop.status} without a Location`);
       if (redirects >= redirectsMax) throw new OutboundRefusedError('too_many_redirects', `more than ${redirectsMax} redirects`);
       url = checkedUrl(location, url);
+      if (hop.status !== 307 && hop.status !== 308) {
+        method = 'GET';
+        body = undefined;
+      }
     }
   } finally {
     clearTimeout(timer);
