@@ -33,10 +33,10 @@ import { dayFigures } from './http/exchange-history.ts';
 import { shellModules, type ModuleInstance } from './modules.ts';
 import { ReadModels } from './read-models/read-models.ts';
 import { Tickers } from './read-models/ticker.ts';
-import { discoveryRoutes } from './discovery/discovery-routes.ts';
+import { discoveryRoutes, type DiscoveryOptions } from './discovery/discovery-routes.ts';
 import { TwoFactor } from './auth/two-factor.ts';
 import { MarketData } from './market/market-data.ts';
-import { ExchangeStream } from './ws/exchange-stream.ts';
+import { ExchangeStream, exchangeStreamPath } from './ws/exchange-stream.ts';
 import type { TopicStream } from './ws/topic-stream.ts';
 import { platformDomains } from '../engine/domains/index.ts';
 
@@ -47,11 +47,11 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** The route table of every module's routes (shell/modules.ts), then the discovery documents made from it. */
-export function buildRouteTable(instances: readonly ModuleInstance[]): RouteTable {
+/** The route table of every module's routes (shell/modules.ts), then the discovery documents made from it and the streams. */
+export function buildRouteTable(instances: readonly ModuleInstance[], discovery: DiscoveryOptions): RouteTable {
   const table = new RouteTable();
   for (const instance of instances) table.add(instance.routes);
-  table.add(discoveryRoutes(table));
+  table.add(discoveryRoutes(table, discovery));
   return table;
 }
 
@@ -124,7 +124,7 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   const streams = instances.flatMap((instance) => instance.streams ?? []);
   for (const moduleStream of streams) moduleStream.mount(app);
   moduleStreams = streams;
-  const table = buildRouteTable(instances);
+  const table = buildRouteTable(instances, { env: config.env, streamPatterns: [exchangeStreamPath, ...streams.map((moduleStream) => moduleStream.path)] });
   table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey), log });
   amm.start();
   timers.start();

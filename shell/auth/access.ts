@@ -22,6 +22,12 @@ export type AuthKind = 'none' | 'admin' | 'bearer' | 'key' | 'bearer_or_key' | '
  * that anyone may call but none should hammer.
  */
 export type RateLimitClass = 'none' | 'general' | 'orders' | 'credentials' | 'calculator';
+/**
+ * A credential a handler checks itself, beyond its auth kind: `limitedBearer` is the short-lived token a
+ * login with 2FA on answers, which only POST /auth/2fa/verify takes (its auth kind is `none`, since the
+ * authenticator accepts full access tokens only). Declared on the route so discovery documents show it.
+ */
+export type HandlerCredential = 'limitedBearer';
 
 export interface Principal {
   readonly userId: number;

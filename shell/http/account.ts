@@ -134,7 +134,7 @@ export function accountRoutes(context: ShellContext): Route[] {
       auth: 'bearer_or_key',
       permission: 'read',
       rateLimit: 'general',
-      summary: 'Trading balance for a pair: the caller s base and quote (available, held, total)',
+      summary: "Trading balance for a pair: the caller's base and quote (available, held, total)",
       query: modeQuery,
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);

@@ -437,7 +437,7 @@ export function exchangeAlgoRoutes(context: ShellContext): Route[] {
       auth: 'bearer_or_key',
       permission: 'read',
       rateLimit: 'general',
-      summary: 'The caller s active TWAPs on this pair (?mode=paper for paper), oldest first: {"twaps": [TWAP records]}',
+      summary: 'The caller\'s active TWAPs on this pair (?mode=paper for paper), oldest first: {"twaps": [TWAP records]}',
       query: modeQuery,
       response: { type: 'object', required: ['twaps'], properties: { twaps: { type: 'array', items: twapRecord } } },
       handler: (request) => {

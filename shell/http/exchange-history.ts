@@ -194,7 +194,7 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       auth: 'bearer_or_key',
       permission: 'read',
       rateLimit: 'general',
-      summary: 'The caller s orders on this pair (any status), newest first; limit 1..500 (100), before (order id), status, mode',
+      summary: "The caller's orders on this pair (any status), newest first; limit 1..500 (100), before (order id), status, mode",
       query: pagedQuery({ status: { enum: storedStatuses } }),
       handler: (request) =>
         committed(() => {
@@ -220,7 +220,7 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       auth: 'bearer_or_key',
       permission: 'read',
       rateLimit: 'general',
-      summary: 'One of the caller s orders in any status, live or paper, with fills so far and fees (404 for any other order)',
+      summary: "One of the caller's orders in any status, live or paper, with fills so far and fees (404 for any other order)",
       handler: (request) =>
         committed(() => {
           const pair = pairOf(context, request.params['symbol']);
@@ -256,7 +256,7 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       auth: 'bearer_or_key',
       permission: 'read',
       rateLimit: 'general',
-      summary: 'The caller s fills on this pair, newest first, each with role (maker or taker), fee and order id; limit, before, mode',
+      summary: "The caller's fills on this pair, newest first, each with role (maker or taker), fee and order id; limit, before, mode",
       query: pagedQuery(),
       handler: (request) =>
         committed(() => {

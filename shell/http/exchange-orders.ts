@@ -393,7 +393,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
       auth: 'bearer_or_key',
       permission: 'trade',
       rateLimit: 'orders',
-      summary: 'Cancel all of the caller s open orders on this pair (resting and untriggered stops)',
+      summary: "Cancel all of the caller's open orders on this pair (resting and untriggered stops)",
       query: modeQuery,
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);

@@ -213,7 +213,7 @@ export function fundingRoutes(context: ShellContext): Route[] {
       auth: 'bearer_or_key',
       permission: 'read',
       rateLimit: 'general',
-      summary: 'The caller s deposit address on each chain, with the assets each chain carries',
+      summary: "The caller's deposit address on each chain, with the assets each chain carries",
       handler: (request) => {
         const userId = request.principal!.userId;
         return {
@@ -260,7 +260,7 @@ export function fundingRoutes(context: ShellContext): Route[] {
       auth: 'bearer_or_key',
       permission: 'read',
       rateLimit: 'general',
-      summary: 'The caller s withdrawals, newest first; limit 1..500 (100), before (a withdrawal id)',
+      summary: "The caller's withdrawals, newest first; limit 1..500 (100), before (a withdrawal id)",
       query: {
         type: 'object',
         additionalProperties: false,

@@ -20,7 +20,7 @@ import { ApiError, errorBody } from './errors.ts';
 import { Router } from './router.ts';
 import type { Log } from '../log.ts';
 import type { Authenticator, Credentials } from '../auth/authenticator.ts';
-import type { AuthKind, Permission, Principal, RateLimitClass } from '../auth/access.ts';
+import type { AuthKind, HandlerCredential, Permission, Principal, RateLimitClass } from '../auth/access.ts';
 import { RateFigures } from '../auth/rate-limit.ts';
 import { SequencerBusyError, SequencerClosedError } from '../../engine/runtime/sequencer.ts';
 import { ReadModelsBusyError } from '../read-models/read-models.ts';
@@ -90,11 +90,8 @@ export function sseFrame(event: SseEvent): string {
 export interface Route {
   readonly method: Method;
   readonly path: string;
-  /**
-   * The operation's name: its OpenAPI operationId and, later, its MCP tool name (`get_price_history`).
-   * Routes declared before names existed get one derived from method and path.
-   */
-  readonly name?: string;
+  /** The operation's name: its OpenAPI operationId and its MCP tool name (`get_price_history`), unique. */
+  readonly name: string;
   /** The SPEC section(s) the route belongs to, as OpenAPI tags. */
   readonly tags?: readonly string[];
   /** The status of a success (200 unless said). */
@@ -102,6 +99,10 @@ export interface Route {
   /** The error codes the route may answer beyond the shared ones (auth, rate limit, validation). */
   readonly errors?: readonly string[];
   readonly auth: AuthKind;
+  /** A credential the handler checks itself (auth `none`): discovery documents declare it as the route's security. */
+  readonly credential?: HandlerCredential;
+  /** The content type of a success when it is not JSON (a `text` reply: llms.txt, SKILL.md). */
+  readonly contentType?: string;
   /** What an API key must be allowed to do (bearer sessions may do everything). */
   readonly permission?: Permission;
   readonly rateLimit: RateLimitClass;

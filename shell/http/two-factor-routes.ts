@@ -44,6 +44,7 @@ export function twoFactorRoutes(context: ShellContext): Route[] {
       name: 'verify_two_factor',
       path: '/auth/2fa/verify',
       auth: 'none',
+      credential: 'limitedBearer',
       rateLimit: 'credentials',
       summary: 'Exchange the limited token of a 2FA login and a valid code for an access and a refresh token',
       body: code,

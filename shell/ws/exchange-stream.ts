@@ -32,6 +32,8 @@ export interface ExchangeStreamOptions {
 }
 
 const clientMessageBytesMax = 4096;
+/** The uWS pattern of the stream (the AsyncAPI document describes it). */
+export const exchangeStreamPath = '/ws/exchange/:symbol';
 /** Levels per side in a snapshot; deltas cover every level. */
 export const snapshotLevelsMax = 5000;
 
@@ -46,7 +48,7 @@ export class ExchangeStream implements StreamSink {
 
   constructor(app: TemplatedApp, private readonly options: ExchangeStreamOptions) {
     this.app = app;
-    app.ws<Subscriber>('/ws/exchange/:symbol', {
+    app.ws<Subscriber>(exchangeStreamPath, {
       compression: uWS.DISABLED,
       maxPayloadLength: clientMessageBytesMax,
       maxBackpressure: options.backpressureBytes,

@@ -105,6 +105,11 @@ export class TopicStream<Route> {
     return this.sockets.size;
   }
 
+  /** The uWS pattern the stream is mounted at (the AsyncAPI document describes each). */
+  get path(): string {
+    return this.options.path;
+  }
+
   /** The topic's current seq: the seq of its last message (0 before any). */
   seqOf(key: string): number {
     return this.seqs.get(key) ?? 0;
