@@ -144,11 +144,12 @@ export async function startServer(config: Config, log: Log, clock: () => number 
         uWS.us_listen_socket_close(listenSocket);
         stream.closeAll();
         for (const moduleStream of streams) moduleStream.closeAll();
-        for (const instance of instances) await instance.close?.();
+        for (const instance of instances) await instance.stop?.();
         await amm.close();
         // No RunTimers may be enqueued into a closing sequencer.
         timers.stop();
         await durable.close();
+        for (const instance of instances) await instance.close?.();
         await readModels.close();
         db.close();
         const { lastSeq, durableBatches, durableCommands } = durable.sequencer;

@@ -17,7 +17,12 @@ export interface ModuleInstance {
   readonly streams?: readonly TopicStream<any>[];
   /** Starts what runs beside the routes, once the engine has recovered and the routes are mounted. */
   readonly start?: () => Promise<void> | void;
-  /** Stops it; called before the engine closes. */
+  /** Stops whatever makes commands (feeds, schedules); called before the engine closes. */
+  readonly stop?: () => Promise<void> | void;
+  /**
+   * Releases what it holds (databases, workers); called after the engine's last durable batch, so a
+   * module whose `onDurable` writes to a store still has it open for the batches written while closing.
+   */
   readonly close?: () => Promise<void> | void;
 }
 

@@ -85,7 +85,7 @@ export const gamesModule: ShellModule = {
       routes: gamesRoutes({ context, view, asset: fixture.asset, settings }),
       onDurable: (batch) => view.onBatch(batch),
       start,
-      close: () => {
+      stop: () => {
         if (timer !== null) clearInterval(timer);
       },
     };

@@ -59,7 +59,7 @@ export const pricesModule: ShellModule = {
       routes: pricesRoutes({ view, assets, clock: context.clock, staleMs: config.priceStaleMs }),
       onDurable: (batch) => view.onBatch(batch),
       start: () => oracle.start(),
-      close: () => oracle.stop(),
+      stop: () => oracle.stop(),
     };
   },
 };
