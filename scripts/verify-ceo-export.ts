@@ -15,7 +15,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { outboundFetch, outboundFetchJson } from '../engine/runtime/outbound/fetch.ts';
+import { outboundBytesCeiling, outboundFetch, outboundFetchJson } from '../engine/runtime/outbound/fetch.ts';
 import {
   compareRanked,
   dimensionKeys,
@@ -127,7 +127,7 @@ export async function verifyExport(data: unknown, options: VerifyOptions = {}): 
 
 /** The export at a URL (through the guarded fetch) or in a file. */
 export async function loadExport(target: string, allowPrivate: boolean): Promise<unknown> {
-  if (/^https?:\/\//i.test(target)) return outboundFetchJson(target, { timeoutMs: 30_000, bytesMax: 64 * 1024 * 1024, allowPrivate });
+  if (/^https?:\/\//i.test(target)) return outboundFetchJson(target, { timeoutMs: 30_000, bytesMax: outboundBytesCeiling, allowPrivate });
   return JSON.parse(readFileSync(target, 'utf8')) as unknown;
 }
 

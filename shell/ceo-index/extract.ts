@@ -93,7 +93,7 @@ export function pageText(html: string, url: string): PageText {
 
 const rolePattern =
   /\b(chief executive officer|chief executive|ceo|co-?founder|founder|president|executive chair(?:man|woman|person)?|chair(?:man|woman|person)?|managing director|chief technology officer|cto|chief scientist|chief ai officer)\b/i;
-const namePattern = /^(?:dr\.?\s+|prof\.?\s+)?((?:[A-Z][a-zA-Z'’-]+|[A-Z]\.)(?:\s+(?:[A-Z][a-zA-Z'’-]+|[A-Z]\.)){1,3})$/;
+const namePattern = /^(?:(?:Dr|Prof|Sir|Dame)\.?\s+)?((?:[A-Z][a-zA-Z'’-]+|[A-Z]\.)(?:\s+(?:[A-Z][a-zA-Z'’-]+|[A-Z]\.)){1,3})$/;
 
 /** A person's name: two to four capitalised words (an honorific in front is dropped). */
 export function nameOf(text: string): string | null {
