@@ -370,3 +370,44 @@ test('a dataset file is served as source file; the verifier fetches its evidence
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('with a model provider the dimensions are refined within 5 points of the rubric and the row says so; a failing provider leaves the rubric', async () => {
+  const site = await fixtureSite();
+  let answer = '';
+  const prompts: string[] = [];
+  const provider = http.createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    request.on('end', () => {
+      prompts.push(body);
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ choices: [{ message: { content: answer } }] }));
+    });
+  });
+  await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+  const providerUrl = `http://127.0.0.1:${(provider.address() as { port: number }).port}/v1`;
+  const served = await serve({ LLM_BASE_URL: providerUrl, LLM_API_KEY: 'test-key', LLM_MODEL: 'test-model', CEO_INDEX_SCORES_PER_HOUR: '10' }, () => startMs);
+  try {
+    // The model asks for 20 everywhere and 0 for foundations: each moves at most 5 from the rubric's points.
+    answer = JSON.stringify({ dimensions: { foundations: 0, vector_embeddings: 20, transformers_lm: 20, frontier_founder: 20, lm_domain_depth: 20, lm_domain_breadth: 20, hands_on_engineering: 20, industry_impact: 20, scientific_founder: 20 } });
+    const refined = (await score(served, `${site.origin}/rich`, 30)).json['result'];
+    assert.equal(refined.metadata.scorer, 'model');
+    assert.ok(refined.passes.includes('model'));
+    const rubric = refined.metadata.rubric_dimensions as Record<string, number>;
+    for (const [key, points] of Object.entries(refined.dimensions as Record<string, number>)) {
+      const expected = key === 'foundations' ? Math.max(0, rubric[key]! - 5) : Math.min(20, rubric[key]! + 5);
+      assert.equal(points, expected, key);
+    }
+    assert.deepEqual((await verifyExport({ people: [{ ...refined, rank: 1 }] })).problems, []);
+    assert.match(prompts[0]!, /Ada Q\. Byron/);
+    answer = 'not json';
+    const fallback = (await score(served, `${site.origin}/slow`, 30)).json['result'];
+    assert.equal(fallback.metadata.scorer, 'embedded');
+    assert.match(fallback.metadata.model_error, /not JSON/);
+    assert.deepEqual(fallback.dimensions, fallback.metadata.rubric_dimensions);
+  } finally {
+    served.close();
+    await new Promise<void>((resolve) => provider.close(() => resolve()));
+    await site.close();
+  }
+});

@@ -85,7 +85,12 @@ export function pageText(html: string, url: string): PageText {
     }
   }
   // Readability changes the document it reads, so it runs after the metadata has been taken.
-  const article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0], { charThreshold: 100 }).parse();
+  let article: ReturnType<Readability['parse']> = null;
+  try {
+    article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0], { charThreshold: 100 }).parse();
+  } catch {
+    // A page Readability cannot read is scored on its whole body text instead.
+  }
   const main = clean(article?.textContent) || clean(document.body?.textContent);
   const text = main.slice(0, textCharsMax);
   return { url, pageTitle, description, text, sentences: sentencesOf(text), jsonLd, ogTitle, h1 };

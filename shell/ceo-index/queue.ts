@@ -107,7 +107,7 @@ export class ScoringQueue {
     return this.running >= this.options.workersMax && this.waiting.length >= this.options.queueMax;
   }
 
-  /** Seconds a refused client should wait: one scoring's deadline per worker's share of the queue, at least 1. */
+  /** Seconds a refused client should wait: the waiting scorings per worker (a rough turn of the queue), at least 1. */
   retryAfterS(): number {
     return Math.max(1, Math.ceil(this.waiting.length / this.options.workersMax));
   }

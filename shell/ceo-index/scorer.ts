@@ -10,7 +10,7 @@
  * A scoring never assigns penalties: a penalty needs a cited source about the person, which a profile page
  * about themselves is not; penalties are a reviewer's, in the dataset.
  */
-import { OutboundError, OutboundHttpError, OutboundRefusedError, OutboundTimeoutError, OutboundTooLargeError, outboundFetch } from '../../engine/runtime/outbound/fetch.ts';
+import { OutboundError, OutboundHttpError, OutboundRefusedError, outboundFetch } from '../../engine/runtime/outbound/fetch.ts';
 import { ApiError } from '../http/errors.ts';
 import type { ChatProvider } from '../llm/provider.ts';
 import { ProviderError } from '../llm/provider.ts';
@@ -58,7 +58,8 @@ async function fetchPage(url: string, options: ScorerOptions, signal?: AbortSign
   } catch (error) {
     if (error instanceof OutboundRefusedError) throw new ApiError(422, 'URL_REFUSED', error.message);
     if (error instanceof OutboundHttpError) throw new ApiError(502, 'FETCH_FAILED', `the page answered HTTP ${error.status}`);
-    if (error instanceof OutboundTimeoutError || error instanceof OutboundTooLargeError || error instanceof OutboundError) throw new ApiError(502, 'FETCH_FAILED', error.message);
+    // Timeouts, oversized pages and network failures: the page could not be read, which is the other side's doing.
+    if (error instanceof OutboundError) throw new ApiError(502, 'FETCH_FAILED', error.message);
     throw error;
   }
 }
