@@ -411,3 +411,18 @@ test('with a model provider the dimensions are refined within 5 points of the ru
     await site.close();
   }
 });
+
+test('a page on a private address is refused by the outbound rules unless OUTBOUND_ALLOW_PRIVATE is set', async () => {
+  const site = await fixtureSite();
+  const served = await serve({ OUTBOUND_ALLOW_PRIVATE: '0' }, () => startMs);
+  try {
+    const refused = await score(served, `${site.origin}/rich`, 30);
+    assert.equal(refused.status, 422);
+    assert.equal(refused.json['error']['code'], 'URL_REFUSED');
+    assert.match(refused.json['error']['message'], /127\.0\.0\.1/);
+    assert.deepEqual(site.requests, [], 'nothing was sent');
+  } finally {
+    served.close();
+    await site.close();
+  }
+});
