@@ -41,8 +41,10 @@ export interface RequestContext {
   queryAll(name: string): string[];
   /** The caller, for routes that need one (null for `none`). */
   readonly principal: Principal | null;
-  /** One of the request headers the shell reads (x-api-key, authorization, host, idempotency-key); '' for any other or when absent. */
+  /** One of the request headers the shell reads (x-api-key, authorization, host, idempotency-key, if-none-match); '' for any other or when absent. */
   header(name: string): string;
+  /** The client's address on routes limited per address (no credentials and a rate limit), for handler quotas; '' on others. */
+  readonly remoteAddress: string;
   /** Answers a handler that returned `later` (the first answer counts). */
   reply(reply: Reply): void;
   /** Answers a handler that returned `later` with an error, as a thrown one would be answered. */
@@ -155,6 +157,7 @@ const reasons: Record<number, string> = {
   200: 'OK',
   201: 'Created',
   202: 'Accepted',
+  304: 'Not Modified',
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',
@@ -165,6 +168,7 @@ const reasons: Record<number, string> = {
   422: 'Unprocessable Entity',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  502: 'Bad Gateway',
   503: 'Service Unavailable',
 };
 /** Status lines by status, made once. */
@@ -188,6 +192,8 @@ class HttpExchange implements RequestContext, Credentials {
   private readonly host: string;
   /** A client-supplied key that makes a write idempotent (vault deposits and withdrawals). */
   private readonly idempotencyKey: string;
+  /** A conditional GET's validator (the CEO index export answers 304 when it matches). */
+  private readonly ifNoneMatch: string;
   remoteAddress = '';
   params: Readonly<Record<string, string>> = noParams;
   query: Readonly<Record<string, string>> = noQuery;
@@ -216,6 +222,7 @@ class HttpExchange implements RequestContext, Credentials {
     this.authorization = req.getHeader('authorization');
     this.host = req.getHeader('host');
     this.idempotencyKey = req.getHeader('idempotency-key');
+    this.ifNoneMatch = req.getHeader('if-none-match');
     res.onAborted(() => {
       this.aborted = true;
     });
@@ -231,6 +238,8 @@ class HttpExchange implements RequestContext, Credentials {
         return this.host;
       case 'idempotency-key':
         return this.idempotencyKey;
+      case 'if-none-match':
+        return this.ifNoneMatch;
       default:
         return '';
     }
