@@ -28,11 +28,11 @@ import {
   RewardsCommandType,
   RewardsEventType,
   RewardsResult,
-  paidEntriesMax,
   accrualIntervalMsMax,
   accrualIntervalMsMin,
   bountiesMax,
   bountyAtomsMax,
+  paidEntriesMax,
   pendingEntriesMax,
   rewardTokensMax,
   rewardsAssetSymbol,
@@ -41,11 +41,11 @@ import {
   type BountyPaid,
   type ConfigurePayouts,
   type ConfigureRewards,
-  type PayoutsConfigured,
-  type RewardsPaid,
   type PayBounty,
+  type PayoutsConfigured,
   type RewardsAccrued,
   type RewardsConfigured,
+  type RewardsPaid,
 } from './commands.ts';
 
 /** The bounty account: funded by journaled deposits, pays verified reports. */
