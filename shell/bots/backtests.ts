@@ -20,7 +20,7 @@ export class Backtests {
 
   constructor(
     private readonly store: BotsStore,
-    private readonly options: { readonly queueMax: number; readonly clock: () => number; readonly log: Log },
+    private readonly options: { readonly queueMax: number; readonly clock: () => number; readonly log: Log; readonly paused?: boolean },
   ) {}
 
   /** Runs waiting or running. */
@@ -32,8 +32,12 @@ export class Backtests {
     return this.size >= this.options.queueMax;
   }
 
-  /** Starts the worker and queues again the runs a stop left unfinished. */
+  /** Queues again the runs a stop left unfinished and starts the worker (not when paused: runs then wait). */
   start(): void {
+    if (this.options.paused === true) {
+      for (const row of this.store.pendingRuns()) this.waiting.push(row.id);
+      return;
+    }
     this.worker = startWorker('shell/bots/backtest-worker', null);
     this.worker.on('message', (reply: BacktestReply) => this.finished(reply));
     this.worker.on('error', (error) => this.options.log('backtest_worker_failed', { error: String(error) }));

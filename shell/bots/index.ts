@@ -24,7 +24,7 @@ export const botsModule: ShellModule = {
     const catalogue = loadCatalogue(undefined, new Set(loadOracleAssets().map((asset) => asset.symbol)));
     const store = new BotsStore(context.config.dataDir);
     const runner = new StrategyRunner(context, catalogue);
-    const backtests = new Backtests(store, { queueMax: settings.backtestQueueMax, clock: context.clock, log: context.log });
+    const backtests = new Backtests(store, { queueMax: settings.backtestQueueMax, clock: context.clock, log: context.log, paused: settings.backtestPaused });
     const wallets = new WalletGenerator(settings.walletFault);
 
     const start = async (): Promise<void> => {

@@ -5,7 +5,7 @@
  * (a domain's staking, airdrops, arena bonus) is one line here.
  */
 import { EventKind, type EngineEvent } from '../../engine/core/events.ts';
-import { RewardsEventType } from '../../engine/domains/rewards/commands.ts';
+import { RewardsEventType, type RewardsPaid } from '../../engine/domains/rewards/commands.ts';
 import { ArenaEventType, type EpochResolved } from '../../engine/domains/arena/commands.ts';
 import { gamesEarningsOf, type EarningsReason } from '../../engine/domains/games/index.ts';
 import { IncentivesEventType, type AirdropClaimed, type RewardsClaimed } from '../../engine/domains/incentives/commands.ts';
@@ -27,12 +27,11 @@ const gamesPaid = (reason: EarningsReason) => (event: EngineEvent): boolean => {
 
 export const earningMechanisms: readonly EarningMechanism[] = [
   {
-    // Revenue share accrues as pending rewards (RewardsAccrued) but no payout command exists yet, so no
-    // money has reached a holder: the mechanism stays inactive until a payout does (SPEC: active only once
-    // it has paid).
+    // Accrual (RewardsAccrued) only records entitlements; money reaches a holder at a payout, a ledger
+    // move from the fee account that RewardsPaid records.
     name: 'revenue_share',
-    paidWhen: 'pending revenue-share rewards are paid out to a holder (not yet offered: rewards accrue as pending only)',
-    paidBy: () => false,
+    paidWhen: 'a payout moves pending revenue-share rewards from the fee account to holders (RewardsPaid with paidAtoms > 0)',
+    paidBy: (event) => ((domainEventOf(event, RewardsEventType.paid) as RewardsPaid | undefined)?.paidAtoms ?? 0) > 0,
   },
   { name: 'bug_bounty', paidWhen: 'a bounty is paid to a reporter (BountyPaid)', paidBy: (event) => domainEventOf(event, RewardsEventType.bountyPaid) !== undefined },
   {

@@ -29,6 +29,7 @@ import { Tickers, minuteMs, windowMinutes } from './ticker.ts';
 import { defaultMarketsPath } from '../../engine/runtime/markets.ts';
 import { domainGenerators, platformDomains } from '../../engine/domains/index.ts';
 import { EventCardsEventType } from '../../engine/domains/event-cards/commands.ts';
+import { RewardsEventType, type RewardsPaid } from '../../engine/domains/rewards/commands.ts';
 
 const markets = loadMarkets();
 const startTs = 1_767_225_600_000;
@@ -207,23 +208,31 @@ test('orders, trades, candles and the ticker agree with the engine', () => {
       assert.ok((seen.get(status) ?? 0) > 0, `the stream leaves some orders in status ${status}`);
     }
 
-    // Fees: what the orders paid is what the engine's fee accounts hold, per mode, besides the taker fees
-    // of the event cards (which go to the same accounts and are told by their events).
+    // Fees: what the orders paid is what the read models count as collected by the fee accounts, per
+    // mode; collected less the revenue-share payouts (their own events) is what the engine's fee accounts
+    // hold, besides the taker fees of the event cards (which go to the same accounts and are told by
+    // their events).
     const usdc = markets.assetBySymbol('USDC')!;
     const cardFees = [0, 0];
+    let payouts = 0;
     for (const command of journaled) {
       for (const event of command.events) {
+        if (event.kind === EventKind.domain && event.type === RewardsEventType.paid) payouts += (event.body as RewardsPaid).paidAtoms;
         if (event.kind !== EventKind.domain || !cardFeeEvents.has(event.type)) continue;
         const body = event.body as { mode: number; feeAtoms: number };
         cardFees[body.mode] = cardFees[body.mode]! + body.feeAtoms;
       }
     }
+    assert.ok(payouts > 0, 'the stream pays revenue-share rewards out of the live fee account');
     for (const mode of [0, 1] as const) {
       const paid = db.prepare('SELECT sum(fee_atoms) FROM exchange_orders WHERE mode = ?').pluck().get(mode);
       const charged = db.prepare('SELECT sum(taker_fee_atoms + maker_fee_atoms) FROM exchange_trades WHERE mode = ?').pluck().get(mode);
+      const totals = db.prepare('SELECT collected_atoms AS collected, paid_out_atoms AS paidOut FROM fee_account_totals WHERE mode = ? AND asset_id = ?').get(mode, usdc.id) as { collected: number; paidOut: number };
       const held = engine.ledger.availableAtoms(engine.ledger.feeAccount(mode), usdc.index) - cardFees[mode]!;
       assert.ok(held > 0);
-      assert.deepEqual([paid, charged], [held, held], `fees of mode ${mode}`);
+      assert.deepEqual([paid, charged], [totals.collected, totals.collected], `fees of mode ${mode}`);
+      assert.equal(totals.paidOut, mode === 0 ? payouts : 0, `payouts of mode ${mode}`);
+      assert.equal(totals.collected - totals.paidOut, held, `the fee account of mode ${mode}`);
       // A trade between two of our orders fills both; one against a venue (it has a settlement hash) fills one.
       const notional = db.prepare("SELECT sum(notional_atoms * (CASE WHEN tx_hash = '' THEN 2 ELSE 1 END)) FROM exchange_trades WHERE mode = ?").pluck().get(mode) as number;
       assert.equal(db.prepare('SELECT sum(filled_notional_atoms) FROM exchange_orders WHERE mode = ?').pluck().get(mode), notional, 'each fill counts for each of our orders in it');
@@ -314,6 +323,7 @@ function dump(db: Db): unknown[] {
     db.prepare('SELECT * FROM exchange_orders ORDER BY order_id').raw().all(),
     db.prepare('SELECT * FROM exchange_trades ORDER BY trade_id').raw().all(),
     db.prepare('SELECT * FROM exchange_candles ORDER BY pair_id, interval_ms, open_time_ms').raw().all(),
+    db.prepare('SELECT * FROM fee_account_totals ORDER BY mode, asset_id').raw().all(),
   ];
 }
 

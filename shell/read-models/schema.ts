@@ -1,6 +1,7 @@
 /**
  * The read models' own database, DATA_DIR/read-models.sqlite: orders of both modes with their current
- * state, trades, candles of live trades, withdrawals, and the seq of the last command committed to them. It is derived
+ * state, trades, candles of live trades, withdrawals, the fee accounts' totals (fees collected, revenue share paid
+ * out), and the seq of the last command committed to them. It is derived
  * from the journal, so it is kept apart from identity: deleting it costs a replay, not an account.
  */
 import { join } from 'node:path';
@@ -92,6 +93,16 @@ const migrations: string[] = [
   `ALTER TABLE exchange_orders ADD COLUMN group_kind INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE exchange_orders ADD COLUMN group_id INTEGER NOT NULL DEFAULT 0;
    CREATE INDEX exchange_orders_group ON exchange_orders(group_kind, group_id) WHERE group_kind <> 0;`,
+  // The fee accounts' exchange figures per mode and asset, as running totals: the fees our orders paid
+  // on their fills (collected) and the revenue-share payouts taken from the fee account (paid out), so
+  // that collected − paid out is what the exchange's fees left in the fee account.
+  `CREATE TABLE fee_account_totals (
+     mode INTEGER NOT NULL,
+     asset_id INTEGER NOT NULL,
+     collected_atoms INTEGER NOT NULL,
+     paid_out_atoms INTEGER NOT NULL,
+     PRIMARY KEY (mode, asset_id)
+   ) WITHOUT ROWID;`,
 ];
 
 export function openReadModelDatabase(dataDir: string): Db {

@@ -1,6 +1,7 @@
 /**
  * The writer of the exchange read models: every order of both modes with its current state, every trade,
- * OHLC candles of live trades and every withdrawal, in DATA_DIR/read-models.sqlite. The engine forgets an order once it
+ * OHLC candles of live trades, every withdrawal and the fee accounts' totals (fees collected from fills,
+ * revenue-share payouts taken out: RewardsPaid), in DATA_DIR/read-models.sqlite. The engine forgets an order once it
  * ends, so order status and history of ended orders live only here.
  *
  * It is fed durable batches only (derived data: the journal can always make it again). Rows of a batch are
@@ -20,6 +21,7 @@ import type { Markets } from '../../engine/core/units.ts';
 import { assert } from '../../engine/core/assert.ts';
 import { EventKind, Liquidity, OrderStatus, type AmmFill, type EngineEvent, type OrderAccepted, type TradeExecuted } from '../../engine/core/events.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
+import { RewardsEventType, type RewardsPaid } from '../../engine/domains/rewards/commands.ts';
 import { CandleBuckets, type Candle } from './candles.ts';
 import { OrderChanges, unchanged, type OrderChange } from './order-changes.ts';
 
@@ -33,6 +35,13 @@ export class ReadModelWriter {
   private readonly candleBuckets: CandleBuckets;
   /** Dense index of each pair by id (the engine keeps pair ids small). */
   private readonly pairIndexById: number[] = [];
+  /** The quote asset's index of each pair by id: fees are paid in it. */
+  private readonly quoteIndexByPairId: number[] = [];
+  /** Asset ids by index, for the fee totals' rows. */
+  private readonly assetIds: number[];
+  /** Fees collected and paid out since the last write, by mode × asset count + asset index. */
+  private readonly feesCollected: number[];
+  private readonly feesPaidOut: number[];
   private replaySeq = 0;
   private replayCommands = 0;
   /** Live batches written since the open transaction began (it is open when this is > 0). */
@@ -47,6 +56,7 @@ export class ReadModelWriter {
   private readonly insertTrade;
   private readonly upsertCandle;
   private readonly insertWithdrawal;
+  private readonly addFeeTotals;
 
   constructor(db: Db, markets: Markets) {
     this.begin = db.prepare('BEGIN');
@@ -63,6 +73,9 @@ export class ReadModelWriter {
       venue_id, chain_id, tx_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.insertWithdrawal = db.prepare(`INSERT INTO withdrawals (seq, user_id, asset_id, amount_atoms, chain_id, address, reference, ts_ms)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.addFeeTotals = db.prepare(`INSERT INTO fee_account_totals (mode, asset_id, collected_atoms, paid_out_atoms) VALUES (?, ?, ?, ?)
+      ON CONFLICT (mode, asset_id) DO UPDATE SET collected_atoms = collected_atoms + excluded.collected_atoms,
+      paid_out_atoms = paid_out_atoms + excluded.paid_out_atoms`);
     this.upsertCandle = db.prepare(`INSERT INTO exchange_candles (pair_id, interval_ms, open_time_ms, open_ticks, high_ticks,
       low_ticks, close_ticks, volume_lots, quote_volume_atoms, trades) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (pair_id, interval_ms, open_time_ms) DO UPDATE SET high_ticks = max(high_ticks, excluded.high_ticks),
@@ -74,7 +87,13 @@ export class ReadModelWriter {
     for (const pair of markets.pairs) {
       while (this.pairIndexById.length <= pair.id) this.pairIndexById.push(-1);
       this.pairIndexById[pair.id] = pair.index;
+      while (this.quoteIndexByPairId.length <= pair.id) this.quoteIndexByPairId.push(-1);
+      this.quoteIndexByPairId[pair.id] = pair.quote.index;
     }
+    this.assetIds = [];
+    for (const asset of markets.assets) this.assetIds[asset.index] = asset.id;
+    this.feesCollected = new Array<number>(2 * this.assetIds.length).fill(0);
+    this.feesPaidOut = new Array<number>(2 * this.assetIds.length).fill(0);
     this.candleBuckets = new CandleBuckets(
       markets.pairs.map((pair) => pair.id),
       (candle) => this.writeCandle(candle),
@@ -169,6 +188,15 @@ export class ReadModelWriter {
       case EventKind.fundsWithdrawn:
         this.insertWithdrawal.run(seq, event.userId, event.assetId, event.amountAtoms, event.chainId, event.address, event.reference, ts);
         return;
+      case EventKind.domain:
+        if (event.type === RewardsEventType.paid) {
+          // Revenue-share payouts leave the live fee account (engine/domains/rewards).
+          const paid = event.body as RewardsPaid;
+          const asset = this.assetIds.indexOf(paid.assetId);
+          assert(asset >= 0, `RewardsPaid in unknown asset ${paid.assetId}`);
+          this.feesPaidOut[asset] = this.feesPaidOut[asset]! + paid.paidAtoms;
+        }
+        return;
       default:
         // Resting changes no status the fills have not set; a rejected order never existed; balances are
         // not kept here; TWAPs and scale orders are shown through their orders' group ids.
@@ -220,6 +248,7 @@ export class ReadModelWriter {
     );
     this.filled(this.changes.touch(event.takerOrderId), event.quantityLots, event.notionalAtoms, event.takerFeeAtoms, event.takerRemainingLots, ts);
     this.filled(this.changes.touch(event.makerOrderId), event.quantityLots, event.notionalAtoms, event.makerFeeAtoms, event.makerRemainingLots, ts);
+    this.collect(event.mode, event.pairId, event.takerFeeAtoms + event.makerFeeAtoms);
     if (event.mode !== 0) return;
     this.candleBuckets.add(this.pairIndexById[event.pairId]!, ts, event.priceTicks, event.quantityLots, event.notionalAtoms);
   }
@@ -252,8 +281,15 @@ export class ReadModelWriter {
     const change = this.changes.touch(event.orderId);
     if (change.simTxHash === '') change.simTxHash = event.txHash;
     this.filled(change, event.quantityLots, event.notionalAtoms, event.feeAtoms, event.remainingLots, ts);
+    this.collect(event.mode, event.pairId, event.feeAtoms);
     if (event.mode !== 0) return;
     this.candleBuckets.add(this.pairIndexById[event.pairId]!, ts, event.priceTicks, event.quantityLots, event.notionalAtoms);
+  }
+
+  /** Fees of a fill, in the pair's quote asset, reached the mode's fee account. */
+  private collect(mode: number, pairId: number, feeAtoms: number): void {
+    const slot = mode * this.assetIds.length + this.quoteIndexByPairId[pairId]!;
+    this.feesCollected[slot] = this.feesCollected[slot]! + feeAtoms;
   }
 
   private filled(change: OrderChange, quantityLots: number, notionalAtoms: number, feeAtoms: number, remainingLots: number, ts: number): void {
@@ -287,6 +323,7 @@ export class ReadModelWriter {
     }
     changes.clear();
     this.candleBuckets.flush();
+    this.writeFeeTotals();
     this.saveProgress.run(seq);
     this.appliedSeq = seq;
   }
@@ -331,6 +368,18 @@ export class ReadModelWriter {
       change.orderId,
     );
     assert(written.changes === 1, `order ${change.orderId} changed before it was placed`);
+  }
+
+  private writeFeeTotals(): void {
+    const assets = this.assetIds.length;
+    for (let slot = 0; slot < this.feesCollected.length; slot++) {
+      const collected = this.feesCollected[slot]!;
+      const paidOut = this.feesPaidOut[slot]!;
+      if (collected === 0 && paidOut === 0) continue;
+      this.addFeeTotals.run(Math.floor(slot / assets), this.assetIds[slot % assets]!, collected, paidOut);
+      this.feesCollected[slot] = 0;
+      this.feesPaidOut[slot] = 0;
+    }
   }
 
   private writeCandle(candle: Candle): void {

@@ -2,13 +2,14 @@
  * The rewards module: the durable rewards view and the revenue-share route, and at start the journaled
  * setup the settings ask for: the bounty account (domainUserId(11, 0)) topped up to
  * REWARDS_BOUNTY_FUND_USDC by a core Deposit, then a ConfigureRewards when the journaled configuration
- * differs from REWARDS_ACCRUAL_MS, REWARDS_SHARE_BPS and the platform tokens.
+ * differs from REWARDS_ACCRUAL_MS, REWARDS_SHARE_BPS and the platform tokens, and a ConfigurePayouts
+ * when the journaled payout interval differs from REWARDS_PAYOUT_MS.
  */
 import { CommandKind, type Command } from '../../engine/core/commands.ts';
 import { domainCommand } from '../../engine/core/domain.ts';
 import { noAccount } from '../../engine/core/ledger.ts';
 import { Result, resultCode } from '../../engine/core/results.ts';
-import { RewardsCommandType, rewardsAssetSymbol, type ConfigureRewards } from '../../engine/domains/rewards/commands.ts';
+import { RewardsCommandType, rewardsAssetSymbol, type ConfigurePayouts, type ConfigureRewards } from '../../engine/domains/rewards/commands.ts';
 import { bountyUserId, rewardsOf } from '../../engine/domains/rewards/rewards.ts';
 import type { ShellContext } from '../context.ts';
 import type { ShellModule } from '../shell-module.ts';
@@ -50,6 +51,10 @@ export const rewardsModule: ShellModule = {
       if (rewards.intervalMs !== wanted.intervalMs || rewards.shareBps !== wanted.shareBps || rewards.tokenAssetIds.join() !== wanted.tokenAssetIds.join()) {
         await submitDurable(context, domainCommand(RewardsCommandType.configure, wanted), 'ConfigureRewards');
         // The configuration set the module's accrual timer.
+        context.timers.poke();
+      }
+      if (rewards.payoutIntervalMs !== settings.payoutMs) {
+        await submitDurable(context, domainCommand(RewardsCommandType.configurePayouts, { intervalMs: settings.payoutMs } satisfies ConfigurePayouts), 'ConfigurePayouts');
         context.timers.poke();
       }
     };

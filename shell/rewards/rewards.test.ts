@@ -72,7 +72,7 @@ test('bounty reports, payments, promo activity, revenue-share rewards and the es
     assert.deepEqual(estimate.json['estimate'], { daily_usd: '10.00', monthly_usd: '300.00', yearly_usd: '3650.00' });
     assert.equal(estimate.headers.get('x-ratelimit-limit'), '60');
     const holdings = await call(server, 'GET', '/api/v1/passive-income/estimate?daily_volume_usd=10000000&solve=holdings&target_monthly_usd=300');
-    assert.deepEqual(holdings.json['solution']['holdings_alone'][0], { symbol: 'PLAT', holdings: '10000000.00000000', reachable: true });
+    assert.deepEqual(holdings.json['solution']['holdings_alone'][0], { parameter: 'plat_holdings', symbol: 'PLAT', holdings: '10000000.00000000', reachable: true });
     const volume = await call(server, 'GET', '/api/v1/passive-income/estimate?plat_holdings=10000000&solve=volume&target_monthly_usd=300');
     assert.deepEqual(volume.json['solution'], { target_monthly_usd: '300.00', daily_volume_usd: '10000000.00', reachable: true });
     const limits: Array<[string, RegExp]> = [

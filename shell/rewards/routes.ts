@@ -3,9 +3,10 @@
  *
  *   GET /api/v1/rst/{token_address}/rewards   the caller's pending revenue-share rewards for a platform token
  *
- * The token is named by its address (fixtures/platform-tokens.json; any other is 404). Pending rewards
- * come from the durable rewards view; holdings are the caller's live ledger balance of the token
- * (available + held), as the account routes show balances.
+ * The token is named by its address (fixtures/platform-tokens.json; any other is 404). Pending and paid
+ * rewards come from the durable rewards view; holdings are the caller's live ledger balance of the token
+ * (available + held), as the account routes show balances (staked tokens, which also earn, are shown by
+ * the staking routes).
  */
 import { Type } from '@sinclair/typebox';
 import { noAccount } from '../../engine/core/ledger.ts';
@@ -35,15 +36,19 @@ export function rewardsRoutes(context: ShellContext, view: RewardsView, tokens: 
         token_address: Type.String(),
         holdings: Type.String(),
         pending_rewards: Type.String(),
+        paid_rewards: Type.String(),
         reward_asset: Type.String(),
         share_bps: Type.Integer(),
         accrual_interval_seconds: Type.Integer(),
         last_accrual_at: Type.Union([Type.String(), Type.Null()]),
         next_accrual_at: Type.Union([Type.String(), Type.Null()]),
+        payout_interval_seconds: Type.Integer(),
+        last_payout_at: Type.Union([Type.String(), Type.Null()]),
+        next_payout_at: Type.Union([Type.String(), Type.Null()]),
       }),
       summary:
         'The caller\'s pending revenue-share rewards (USDC) for a platform token by its address (PLAT, PRED): at each accrual share_bps of the live taker fees, split equally between the tokens, ' +
-        'accrues pro rata to holders\' ledger balances; with the caller\'s holdings and the accrual times',
+        'accrues pro rata to holders\' ledger balances and stakes, and each payout moves pending to paid (USDC from the fee account); with the caller\'s holdings and the accrual and payout times',
       handler: (request) => {
         const address = request.params['token_address'] ?? '';
         const token = tokens.find((candidate) => candidate.address.toLowerCase() === address.toLowerCase());
@@ -52,18 +57,24 @@ export function rewardsRoutes(context: ShellContext, view: RewardsView, tokens: 
         const ledger = context.durable.engine.ledger;
         const account = ledger.find(userId, 0);
         const holdings = account === noAccount ? 0 : ledger.availableAtoms(account, token.asset.index) + ledger.heldAtoms(account, token.asset.index);
-        const next = view.nextAccrualMs(context.clock());
+        const now = context.clock();
+        const next = view.nextAccrualMs(now);
+        const nextPayout = view.nextPayoutMs(now);
         return {
           body: {
             token: token.asset.symbol,
             token_address: token.address,
             holdings: formatAtoms(holdings, token.asset),
             pending_rewards: formatAtoms(view.pendingAtoms(userId, token.asset.id), usdc),
+            paid_rewards: formatAtoms(view.paidAtoms(userId, token.asset.id), usdc),
             reward_asset: usdc.symbol,
             share_bps: view.shareBps,
             accrual_interval_seconds: Math.floor(view.intervalMs / 1000),
             last_accrual_at: view.lastAccrualMs === 0 ? null : iso(view.lastAccrualMs),
             next_accrual_at: next === null ? null : iso(next),
+            payout_interval_seconds: Math.floor(view.payoutIntervalMs / 1000),
+            last_payout_at: view.lastPayoutMs === 0 ? null : iso(view.lastPayoutMs),
+            next_payout_at: nextPayout === null ? null : iso(nextPayout),
           },
         };
       },

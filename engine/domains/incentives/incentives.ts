@@ -182,6 +182,19 @@ export class Incentives implements DomainModule {
     return position === undefined ? 0 : this.accrued(position, nowMs).pendingAtoms;
   }
 
+  /**
+   * Visits every position with tokens staked: the staker, the pool's asset id and the staked atoms, in the
+   * positions' order (journal order, kept by snapshots). Other domains read it: the revenue share
+   * (rewards) counts staked tokens as their staker's holding, since they sit in the pools' accounts.
+   */
+  forEachStake(visit: (userId: number, assetId: number, stakedAtoms: number) => void): void {
+    for (const position of this.positions.values()) {
+      if (position.stakedAtoms === 0) continue;
+      const pool = this.pools.find((candidate) => candidate.config.poolId === position.poolId);
+      if (pool !== undefined) visit(position.userId, pool.config.assetId, position.stakedAtoms);
+    }
+  }
+
   airdropVolume(airdropId: number, userId: number): number {
     return this.airdrops.find((airdrop) => airdrop.config.airdropId === airdropId)?.volumes.get(userId) ?? 0;
   }

@@ -7,14 +7,22 @@
  * journaled time, aligned to its multiples) `shareBps` of those fees, plus what earlier accruals could not
  * give out, is split equally between the configured tokens, and each token's part pro rata to the live
  * ledger balances (available + held) of that token of every user account (not fee, venue or domain
- * accounts): floor(part × balance / total). What the floors leave, and a part no one holds, carries to
- * the next accrual. The amounts accrue as pending rewards per user and token, in USDC atoms: entitlements
- * kept in the module; no money moves at accrual (paying them out is a later command).
+ * accounts), plus what the user has staked of that token in the incentives domain's staking pools (staked
+ * tokens sit in the pools' domain accounts, but they are still the staker's): floor(part × holding /
+ * total). What the floors leave, and a part no one holds, carries to the next accrual. The amounts accrue
+ * as pending rewards per user and token, in USDC atoms: entitlements kept in the module; no money moves
+ * at accrual.
+ *
+ * Payout: once ConfigurePayouts sets an interval, a second timer (every `intervalMs` of journaled time,
+ * aligned to its multiples) pays every pending amount from the live fee account (user 0, where the taker
+ * fees are) to the holder's live account, in USDC atoms, and records it as paid. What the floors and the
+ * carry left never leaves the fee account. An amount the fee account cannot cover stays pending (the fee
+ * account only grows from fees and only pays these rewards, so this does not happen in practice).
  *
  * Bounty: PayBounty pays a verified report's reward in USDC from the bounty account domainUserId(11, 0)
  * (funded by journaled deposits) to the reporter's live account, once per report id.
  */
-import type { DomainCommandCodec, FieldReader, FieldWriter } from '../../core/domain.ts';
+import { field, fieldCodec, type DomainCommandCodec, type FieldReader, type FieldWriter } from '../../core/domain.ts';
 import { domainResult } from '../../core/results.ts';
 
 export const rewardsDomainId = 11;
@@ -33,14 +41,22 @@ export const bountiesMax = 100_000;
 /** Pending reward entries (user × token) kept. */
 export const pendingEntriesMax = 4_000_000;
 
-export const RewardsCommandType = { configure: 11001, payBounty: 11002 } as const;
-export const RewardsEventType = { configured: 11001, accrued: 11002, bountyPaid: 11003 } as const;
+/** Paid-reward totals (user × token) kept. */
+export const paidEntriesMax = 4_000_000;
+
+export const RewardsCommandType = { configure: 11001, payBounty: 11002, configurePayouts: 11003 } as const;
+export const RewardsEventType = { configured: 11001, accrued: 11002, bountyPaid: 11003, payoutsConfigured: 11004, paid: 11005 } as const;
 
 export interface ConfigureRewards {
   intervalMs: number;
   shareBps: number;
   /** Asset ids of the tokens whose holders share (PLAT and PRED on the platform). */
   tokenAssetIds: number[];
+}
+
+/** Sets the payout timer: 0 stops payouts, otherwise an interval of accrualIntervalMsMin..accrualIntervalMsMax. */
+export interface ConfigurePayouts {
+  intervalMs: number;
 }
 
 export interface PayBounty {
@@ -66,6 +82,24 @@ export interface RewardsAccrued {
   accruals: Array<[number, number, number]>;
 }
 
+export interface PayoutsConfigured {
+  intervalMs: number;
+  /** The next payout (0 when stopped). */
+  nextPayoutMs: number;
+}
+
+/** One payout: what moved from the fee account to each holder, and what stayed pending. */
+export interface RewardsPaid {
+  atMs: number;
+  /** USDC's asset id: the asset paid. */
+  assetId: number;
+  paidAtoms: number;
+  /** Pending amounts the fee account could not cover (0 in practice). */
+  unpaidAtoms: number;
+  /** [userId, token asset id, atoms paid now] */
+  payments: Array<[number, number, number]>;
+}
+
 export interface BountyPaid {
   reportId: number;
   userId: number;
@@ -85,6 +119,7 @@ export const RewardsResult = {
   bountyAlreadyPaid: domainResult(rewardsDomainId, 11003, 'BOUNTY_ALREADY_PAID', 'this report has been paid'),
   bountyFundEmpty: domainResult(rewardsDomainId, 11004, 'BOUNTY_FUND_INSUFFICIENT', 'the bounty account does not hold this much'),
   tooManyBounties: domainResult(rewardsDomainId, 11005, 'TOO_MANY_BOUNTIES', `at most ${bountiesMax} bounty payments`),
+  invalidPayouts: domainResult(rewardsDomainId, 11006, 'INVALID_PAYOUT_CONFIGURATION', `payouts every ${accrualIntervalMsMin} to ${accrualIntervalMsMax} ms, or 0 to stop them`),
 } as const;
 
 export const configureRewardsCodec: DomainCommandCodec<ConfigureRewards> = {
@@ -106,6 +141,8 @@ export const configureRewardsCodec: DomainCommandCodec<ConfigureRewards> = {
     return { intervalMs: reader.integer('intervalMs'), shareBps: reader.integer('shareBps'), tokenAssetIds: reader.integers('tokenAssetIds', rewardTokensMax) };
   },
 };
+
+export const configurePayoutsCodec: DomainCommandCodec<ConfigurePayouts> = fieldCodec<ConfigurePayouts>(RewardsCommandType.configurePayouts, 'ConfigurePayouts', { intervalMs: field.integer });
 
 export const payBountyCodec: DomainCommandCodec<PayBounty> = {
   type: RewardsCommandType.payBounty,

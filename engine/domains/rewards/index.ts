@@ -3,7 +3,7 @@
  * (shell/rewards) configures it, funds the bounty account and serves the rewards and bounty routes.
  */
 import type { DomainDescriptor } from '../../core/domain.ts';
-import { RewardsEventType, configureRewardsCodec, payBountyCodec, rewardsDomainId } from './commands.ts';
+import { RewardsEventType, configurePayoutsCodec, configureRewardsCodec, payBountyCodec, rewardsDomainId } from './commands.ts';
 import { Rewards } from './rewards.ts';
 import { RewardsSimulation } from './simulation.ts';
 
@@ -11,8 +11,14 @@ export const rewardsDomain: DomainDescriptor = {
   id: rewardsDomainId,
   name: Rewards.domainName,
   formatVersion: 1,
-  commands: [configureRewardsCodec, payBountyCodec],
-  eventNames: { [RewardsEventType.configured]: 'RewardsConfigured', [RewardsEventType.accrued]: 'RewardsAccrued', [RewardsEventType.bountyPaid]: 'BountyPaid' },
+  commands: [configureRewardsCodec, payBountyCodec, configurePayoutsCodec],
+  eventNames: {
+    [RewardsEventType.configured]: 'RewardsConfigured',
+    [RewardsEventType.accrued]: 'RewardsAccrued',
+    [RewardsEventType.bountyPaid]: 'BountyPaid',
+    [RewardsEventType.payoutsConfigured]: 'PayoutsConfigured',
+    [RewardsEventType.paid]: 'RewardsPaid',
+  },
   create: (port) => new Rewards(port),
   simulation: () => new RewardsSimulation(),
 };
