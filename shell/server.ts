@@ -50,7 +50,10 @@ export interface RunningServer {
 /** The route table of every module's routes (shell/modules.ts), then the discovery documents made from it and the streams. */
 export function buildRouteTable(instances: readonly ModuleInstance[], discovery: DiscoveryOptions): RouteTable {
   const table = new RouteTable();
-  for (const instance of instances) table.add(instance.routes);
+  for (const instance of instances) {
+    table.add(instance.routes);
+    if (instance.tags !== undefined) table.describeTags(instance.tags);
+  }
   table.add(discoveryRoutes(table, discovery));
   return table;
 }

@@ -11,6 +11,11 @@ import type { TopicStream } from './ws/topic-stream.ts';
 /** One server's instance of a module. */
 export interface ModuleInstance {
   readonly routes: readonly Route[];
+  /**
+   * Descriptions of the OpenAPI tags its routes use that the shared list (shell/discovery/openapi.ts) does
+   * not describe, by tag: a new module describes its own area here.
+   */
+  readonly tags?: Readonly<Record<string, string>>;
   /** Sees every durable batch, after the read models and before any submitter is answered. */
   readonly onDurable?: (batch: DurableBatch) => void;
   /** WebSocket streams the module serves: server.ts mounts them before listening and closes them first. */

@@ -29,6 +29,12 @@ export const ceoIndexModule: ShellModule = {
       clock: context.clock,
       run: (url, progress) => scorePage(url, scorer, progress),
     });
-    return { routes: ceoIndexRoutes({ context, dataset, board, queue, settings, modelConfigured: provider !== null }) };
+    return {
+      routes: ceoIndexRoutes({ context, dataset, board, queue, settings, modelConfigured: provider !== null }),
+      tags: {
+        'CEO AI expertise index':
+          'A published index of how deeply executives understand AI: a fictional sample board by default, its export and methodology, and scoring of a profile page by a documented rubric.',
+      },
+    };
   },
 };

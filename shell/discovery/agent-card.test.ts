@@ -14,7 +14,7 @@ import { loadConfig } from '../config.ts';
 import { silentLog } from '../log.ts';
 import { startServer } from '../server.ts';
 import { agentCard, agentCardVersion } from './agent-card.ts';
-import { isPublic, tagsOf } from './openapi.ts';
+import { isPublic, tagDescriptionOf, tagsOf } from './openapi.ts';
 
 /** The keys the SDK's AgentCard type requires (a value that may not be undefined). */
 type RequiredKeys<T> = { [K in keyof T]-?: undefined extends T[K] ? never : K }[keyof T];
@@ -44,7 +44,7 @@ test('GET /.well-known/agent-card.json is an A2A agent card in the SDK\'s JSON f
     const card = AgentCard.fromJSON(served);
     assert.deepEqual(AgentCard.toJSON(card), served, 'the SDK reads and writes it back unchanged');
     const tags = [...new Set(server.table.routes.filter(isPublic).flatMap((route) => tagsOf(route)))];
-    assert.deepEqual(AgentCard.toJSON(agentCard('https://trade.example.com', tags)), served, 'the SDK writes the typed card as served');
+    assert.deepEqual(AgentCard.toJSON(agentCard('https://trade.example.com', tags, (tag) => tagDescriptionOf(server.table, tag))), served, 'the SDK writes the typed card as served');
 
     for (const key of Object.keys(requiredKeys) as Array<keyof typeof requiredKeys>) {
       if (key === 'signatures') continue; // An unsigned card: the SDK writes no empty list.

@@ -15,11 +15,11 @@ export const agentCardVersion = '1.0.0';
 export const a2aProtocolVersion = '1.0';
 
 /** One skill per domain (the OpenAPI tags), with its description. */
-function skills(tags: readonly string[]): AgentSkill[] {
+function skills(tags: readonly string[], describe: (tag: string) => string | undefined): AgentSkill[] {
   return tags.map((tag) => ({
     id: tag.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, ''),
     name: tag,
-    description: tagDescriptions[tag] ?? tag,
+    description: describe(tag) ?? tag,
     tags: [tag],
     examples: [],
     inputModes: [],
@@ -28,7 +28,8 @@ function skills(tags: readonly string[]): AgentSkill[] {
   }));
 }
 
-export function agentCard(baseUrl: string, tags: readonly string[]): AgentCard {
+/** `describe` gives a tag's description (default: the shared list's; the server passes the modules' too). */
+export function agentCard(baseUrl: string, tags: readonly string[], describe: (tag: string) => string | undefined = (tag) => tagDescriptions[tag]): AgentCard {
   const url = (path: string) => `${baseUrl}${path}`;
   return {
     name: serviceTitle,
@@ -52,7 +53,7 @@ export function agentCard(baseUrl: string, tags: readonly string[]): AgentCard {
     securityRequirements: [{ schemes: { apiKey: { list: [] } } }, { schemes: { bearer: { list: [] } } }],
     defaultInputModes: ['application/json'],
     defaultOutputModes: ['application/json', 'text/plain'],
-    skills: skills(tags),
+    skills: skills(tags, describe),
     signatures: [],
   };
 }

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Reply, Route, RouteTable } from '../http/route-table.ts';
 import type { SettingsEnv } from '../config.ts';
-import { defaultTag, discoveryPaths, isPublic, openApiDocument, tagsOf } from './openapi.ts';
+import { defaultTag, discoveryPaths, isPublic, openApiDocument, tagDescriptionOf, tagsOf } from './openapi.ts';
 import { asyncApiDocument } from './asyncapi.ts';
 import { agentCard, wireJson } from './agent-card.ts';
 import { llmsText } from './llms.ts';
@@ -47,7 +47,7 @@ export function discoveryRoutes(table: RouteTable, options: DiscoveryOptions): R
   const usedTags = (): string[] => [...new Set(table.routes.filter(isPublic).flatMap((route) => tagsOf(route)))];
   let openApiText: string | null = null;
   const asyncApi = perBase((baseUrl) => JSON.stringify(asyncApiDocument({ baseUrl, streamPatterns: options.streamPatterns })));
-  const card = perBase((baseUrl) => JSON.stringify(wireJson(agentCard(baseUrl, usedTags()))));
+  const card = perBase((baseUrl) => JSON.stringify(wireJson(agentCard(baseUrl, usedTags(), (tag) => tagDescriptionOf(table, tag)))));
   const llms = perBase((baseUrl) => llmsText(table, baseUrl));
   const base = (request: { header(name: string): string }) => baseUrlOf(settings, request.header('host'));
   const json = (text: string): Reply => ({ text, contentType: 'application/json' });

@@ -52,7 +52,11 @@ export const areaTags: Readonly<Record<string, string>> = {
 /** The tag of a route whose area is not in `areaTags` (the documents served at the root). */
 export const defaultTag = 'Discovery';
 
-/** One description per tag; a tag a route uses without an entry here fails the discovery test. */
+/**
+ * Descriptions of the shared areas' tags and of the domains built before modules described their own; a
+ * new module declares its tags' descriptions in its instance (`tags`). A tag a route uses that neither
+ * describes fails the discovery test.
+ */
 export const tagDescriptions: Readonly<Record<string, string>> = {
   Authentication: 'Sign-up, login, token refresh, two-factor authentication and API keys.',
   Agents: 'Agent self-registration (an `mcp_` key with its own rate) and the MCP endpoint.',
@@ -76,6 +80,11 @@ export const tagDescriptions: Readonly<Record<string, string>> = {
   'Passive income': 'Estimates of passive income from holdings or volume.',
   Promo: 'Promotions and their status.',
 };
+
+/** A tag's description: the shared list's, or the one its module declared (ModuleInstance.tags). */
+export function tagDescriptionOf(table: RouteTable, tag: string): string | undefined {
+  return tagDescriptions[tag] ?? table.tagDescription(tag);
+}
 
 const errorSchema = {
   type: 'object',
@@ -228,7 +237,10 @@ export function openApiDocument(table: RouteTable, options: OpenApiOptions): Rec
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, taken);
     for (const tag of tagsOf(route)) used.add(tag);
   }
-  const tags = [...used].map((name) => (tagDescriptions[name] === undefined ? { name } : { name, description: tagDescriptions[name] }));
+  const tags = [...used].map((name) => {
+    const description = tagDescriptionOf(table, name);
+    return description === undefined ? { name } : { name, description };
+  });
   return {
     openapi: '3.1.0',
     info: {

@@ -365,6 +365,8 @@ export class RouteTable {
   private readonly router = new Router<CompiledRoute>();
   private readonly ajv = new Ajv({ allErrors: false, coerceTypes: false, strict: true });
   readonly routes: Route[] = [];
+  /** Tag descriptions the modules declared (the OpenAPI document's top-level tags). */
+  private readonly tagTexts = new Map<string, string>();
   private options: DispatchOptions | null = null;
 
   add(routes: readonly Route[]): void {
@@ -377,6 +379,20 @@ export class RouteTable {
         limitsAddress: ((route.auth === 'none' || route.auth === 'optional') && route.rateLimit !== 'none') || route.rateLimit === 'calculator',
       });
     }
+  }
+
+  /** Adds descriptions of tags; a tag described twice must be described the same way. */
+  describeTags(descriptions: Readonly<Record<string, string>>): void {
+    for (const [tag, description] of Object.entries(descriptions)) {
+      const known = this.tagTexts.get(tag);
+      if (known !== undefined && known !== description) throw new Error(`tag ${tag} is described twice, differently`);
+      this.tagTexts.set(tag, description);
+    }
+  }
+
+  /** The description of a tag a module declared, if any. */
+  tagDescription(tag: string): string | undefined {
+    return this.tagTexts.get(tag);
   }
 
   /** Serves every route of the table on `app`. */
