@@ -44,7 +44,6 @@ import {
   virtualShares,
   type VaultFlow,
 } from '../../engine/domains/vaults/commands.ts';
-import { vaultsOf } from '../../engine/domains/vaults/vaults.ts';
 import type { ShellContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { ensurePaperAccount } from '../http/paper.ts';
@@ -135,7 +134,6 @@ const refusal = (result: ResultCode): ApiError => new ApiError(statusOf(result),
 
 export function vaultRoutes(options: VaultRoutesOptions): Route[] {
   const { context, view, metas } = options;
-  const engine = context.durable.engine;
   const metaOf = (slug: string): VaultMeta | undefined => metas.find((meta) => meta.slug === slug);
   const pairsOf = (vault: VaultView): Pair[] => vault.pairIds.map((pairId) => context.markets.pairById(pairId)!);
   const quoteOf = (vault: VaultView): Asset => pairsOf(vault)[0]!.quote;
@@ -288,16 +286,8 @@ export function vaultRoutes(options: VaultRoutesOptions): Route[] {
     const type = kind === 'deposit' ? VaultsCommandType.deposit : VaultsCommandType.withdraw;
     const event = kind === 'deposit' ? VaultsEventType.deposited : VaultsEventType.withdrawn;
     const command = { vaultId: vault.vaultId, userId, idempotencyKey: key, ...body };
-    let submission = await context.durable.submit(domainCommand(type, command));
-    if (submission.result === VaultsResult.illiquid && kind === 'withdraw') {
-      // Free cash is short: unwind toward what the withdrawal pays (its amount, or its shares' value now),
-      // as a journaled step of its own, then try once more. A second refusal leaves the holder as it was.
-      const live = vaultsOf(engine).vault(vault.vaultId)!;
-      const navAtoms = vaultsOf(engine).valuation(live).navAtoms;
-      const cashAtoms = body['amountAtoms']! > 0 ? body['amountAtoms']! : assetsForShares(body['shares']!, live.totalShares, navAtoms);
-      await context.durable.submit(domainCommand(VaultsCommandType.unwind, { vaultId: vault.vaultId, cashAtoms }));
-      submission = await context.durable.submit(domainCommand(type, command));
-    }
+    // One command: a withdrawal beyond the free cash unwinds and pays in it, or is refused unchanged.
+    const submission = await context.durable.submit(domainCommand(type, command));
     if (submission.result === VaultsResult.duplicateKey) {
       const first = view.flowOf(userId, key);
       if (first !== undefined && first.kind === kind && first.flow.vaultId === vault.vaultId) return { status: 200, body: flowJson(vault, kind, first.flow, first.ms, true) };
@@ -368,7 +358,7 @@ export function vaultRoutes(options: VaultRoutesOptions): Route[] {
       path: '/api/v1/vaults/performance/{vault}',
       name: 'get_vault_performance',
       errors: ['VAULT_NOT_FOUND'],
-      summary: "A vault's returns over 1d, 7d, 30d and all, annualised volatility, Sharpe and max drawdown, from its share-price history since the server started",
+      summary: "A vault's returns over 1d, 7d, 30d and all, annualised volatility, Sharpe and max drawdown, from its share-price history (the engine's hourly NAV points, kept across restarts)",
       response: Type.Intersect([Type.Object({ vault: text, since: nullable(text) }), metricsSchema]),
       handler: (request) => ({ body: performanceJson(vaultParam(request)) }),
     }),
@@ -465,7 +455,7 @@ export function vaultRoutes(options: VaultRoutesOptions): Route[] {
       errors: flowErrors,
       body: withdrawBody,
       summary:
-        'Withdraw amount_usdc (shares burned rounded up) or shares (paid rounded down). Beyond the free cash the vault first unwinds with IOC sells; if still short, 409 VAULT_ILLIQUID and the holding is unchanged. Idempotent under Idempotency-Key',
+        'Withdraw amount_usdc (shares burned rounded up) or shares (paid rounded down). Beyond the free cash the vault cancels its quotes and sells with IOC orders in the same command, the withdrawer bearing the sells\' cost; when the book cannot raise it, 409 VAULT_ILLIQUID and nothing changes (no sell). Idempotent under Idempotency-Key',
       response: flowSchema,
       handler: (request) => withdrawal(request, vaultParam(request)),
     }),
