@@ -50,7 +50,7 @@ import { ensurePaperAccount } from '../http/paper.ts';
 import { declareRoute, type RequestContext, type Route } from '../http/route-table.ts';
 import { formatPriceE8 } from '../prices/records.ts';
 import type { VaultMeta } from './fixture.ts';
-import { backtest, backtestDays, metricsOf } from './metrics.ts';
+import { backtest, backtestDays, dayMs, metricsOf } from './metrics.ts';
 import type { HolderView, VaultView, VaultsView } from './view.ts';
 
 const tags = ['Strategy vaults'];
@@ -368,7 +368,7 @@ export function vaultRoutes(options: VaultRoutesOptions): Route[] {
       path: '/api/v1/vaults/backtest-performance/{vault}',
       name: 'get_vault_backtest',
       errors: ['VAULT_NOT_FOUND', 'NO_PRICE_HISTORY'],
-      summary: `The vault's strategy run once a day over the oracle's last ${backtestDays} daily closes of its assets (their common days), from 10000 USDC without fees: the equity curve and the same metrics`,
+      summary: `The vault's strategy run once a day over the oracle's last ${backtestDays} completed daily closes of its assets (their common days, up to yesterday), from 10000 USDC without fees: the equity curve and the same metrics`,
       response: Type.Object({ vault: text, strategy: text, assets: Type.Array(text), days: Type.Integer(), start_equity: text, equity_curve: Type.Array(Type.Object({ date: text, equity: text })), metrics: metricsSchema }),
       handler: (request) => {
         const vault = vaultParam(request);
@@ -377,9 +377,12 @@ export function vaultRoutes(options: VaultRoutesOptions): Route[] {
         const missing = assets.find((_, index) => series[index] === undefined);
         if (missing !== undefined) throw new ApiError(404, 'NO_PRICE_HISTORY', `the oracle has no daily closes of ${missing} yet`);
         const closes = series as Array<{ firstDay: number; closesE8: number[] }>;
-        // Every series ends on its asset's latest close: the earliest of those ends is the backtest's last day.
+        // Every series ends on its asset's latest close: the earliest of those ends is the backtest's last
+        // day. Today's close still moves with every tick, so the backtest stops at yesterday: the same
+        // answer all day.
         const ends = closes.map((entry) => entry.firstDay + entry.closesE8.length - 1);
-        const lastDay = Math.min(...ends);
+        const lastDay = Math.min(...ends, Math.floor(context.clock() / dayMs) - 1);
+        if (closes.some((entry) => entry.firstDay > lastDay)) throw new ApiError(404, 'NO_PRICE_HISTORY', `the oracle has no completed daily closes of ${assets.join(', ')} yet`);
         const aligned = closes.map((entry, index) => entry.closesE8.slice(0, entry.closesE8.length - (ends[index]! - lastDay)));
         const result = backtest(vault.strategy, lastDay, aligned);
         return {
