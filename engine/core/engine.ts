@@ -34,16 +34,18 @@
 import { assert } from './assert.ts';
 import { noAccount } from './ledger.ts';
 import { CommandKind, type Command, type DomainCommand, type GroupKind, type Mode, type OrderRequest } from './commands.ts';
-import type { AmmFill, EngineEvent, TradeExecuted } from './events.ts';
+import { CancelReason, type AmmFill, type EngineEvent, type TradeExecuted } from './events.ts';
 import { Result, type ResultCode } from './results.ts';
 import { noTimerMs, type DomainModule } from './domain-module.ts';
-import type { DomainPort } from './port.ts';
+import type { DomainPort, SellEstimate } from './port.ts';
 import { EngineState, type BookContext, type EngineOptions } from './engine-state.ts';
 import { deposit, withdraw, withdrawTo } from './funding.ts';
 import { TakerFills } from './matching/fills.ts';
 import { ensureAccountLists, openOrderCount, openOrderSlots, slotOf } from './orders/accounts.ts';
 import { amendOrder } from './orders/amend.ts';
-import { cancelAll, cancelBatch, cancelOrder } from './orders/cancel.ts';
+import { cancelAll, cancelBatch, cancelById, cancelOrder } from './orders/cancel.ts';
+import { estimateSell } from './matching/estimate.ts';
+import { isDomainUserId } from './limits.ts';
 import { placeBatch, placeGroupOrder, placeOrder } from './orders/place.ts';
 import { restoreAccountLink, restoreOrder, type RestoredOrder } from './orders/restore.ts';
 import { placeScale } from './orders/scale.ts';
@@ -208,6 +210,21 @@ export class Engine extends EngineState implements DomainPort {
     } finally {
       this.placingForDomain = false;
     }
+  }
+
+  /**
+   * Cancels a resting order of a domain's own account through the client's cancel path (port.ts). Client
+   * accounts are refused: a domain never cancels a client's order.
+   */
+  cancelGroupOrder(userId: number, mode: Mode, orderId: number): ResultCode {
+    if (!isDomainUserId(userId)) return Result.invalidUser;
+    if (!Number.isSafeInteger(orderId) || orderId < 1) return Result.orderNotFound;
+    return cancelById(this, userId, mode, orderId, '', CancelReason.user);
+  }
+
+  /** What an immediate-or-cancel sell would fill and raise now (a query; matching/estimate.ts). */
+  estimateSell(userId: number, mode: Mode, pairId: number, lots: number, limitPriceTicks: number): SellEstimate {
+    return estimateSell(this, userId, mode, pairId, lots, limitPriceTicks);
   }
 
   /** Places one order (alone or as a batch item). Refusals emit OrderRejected and change nothing else. */

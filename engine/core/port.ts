@@ -12,6 +12,10 @@
  *   with `ledger.findOrOpen`.
  * - Orders: `placeGroupOrder` places an order through the client's own path (holds, matching, fees,
  *   events) on behalf of a parent the domain names; `nextOrderId()` is the id it must carry.
+ *   `cancelGroupOrder` cancels a resting order a domain placed for one of its own accounts (a vault's
+ *   quotes), through the client's cancel path. `estimateSell` tells, without changing anything, what an
+ *   immediate-or-cancel sell would fill and raise against the book as it is now, so that a domain can
+ *   decide before it trades (a withdrawal that selling could not pay is refused without a sell).
  * - Timers: a module says when its next timer is due (`DomainModule.nextTimerMs`); the runtime journals a
  *   RunTimers command at that time and the engine calls the module's `runTimers`.
  * - Events: `emit` hands an event to the engine's sink, in order with the core's events of the command.
@@ -48,6 +52,14 @@ export type LedgerPort = Pick<
   'find' | 'findOrOpen' | 'availableAtoms' | 'heldAtoms' | 'hold' | 'release' | 'payFromHeld' | 'payFromAvailable' | 'userOf' | 'modeOf' | 'accountCount'
 >;
 
+/** What an immediate-or-cancel sell would do now (`estimateSell`): the lots and notional it fills, and what it credits. */
+export interface SellEstimate {
+  filledLots: number;
+  filledNotionalAtoms: number;
+  /** Quote atoms the seller receives: the notional less the taker fee at the account's rate. */
+  proceedsAtoms: number;
+}
+
 export interface DomainPort {
   readonly markets: Markets;
   readonly limits: EngineLimits;
@@ -59,6 +71,22 @@ export interface DomainPort {
   commandTimeMs(): number;
   nextOrderId(): number;
   placeGroupOrder(request: OrderRequest, groupKind: GroupKind, groupId: number, watch: boolean): ResultCode;
+  /**
+   * Cancels the live order `orderId` of a domain's own account (user, mode) (`isDomainUserId`), one the
+   * domain placed through `placeGroupOrder`: it leaves its book and its hold is released, as a client's
+   * cancel (OrderCancelled, reason user). ORDER_NOT_FOUND when the order is no longer live (filled) or is
+   * not that account's; INVALID_USER for a client's account, which only its owner may cancel.
+   */
+  cancelGroupOrder(userId: number, mode: Mode, orderId: number): ResultCode;
+  /**
+   * What an immediate-or-cancel limit sell of `lots` at `limitPriceTicks` by (user, mode) on `pairId` would
+   * fill now and credit (notional less the account's taker fee), against the same liquidity the order would
+   * reach: the pair's book in that mode and the outside liquidity (live venues, or the live hybrid book
+   * for a paper order), as if the account's own live orders were cancelled first (the caller cancels them
+   * before it sells). A query: it changes nothing. Exact for a sell the caller places next, in the same
+   * command, with nothing traded on that pair in between.
+   */
+  estimateSell(userId: number, mode: Mode, pairId: number, lots: number, limitPriceTicks: number): SellEstimate;
   emit(event: EngineEvent): void;
   domain(name: string): DomainModule | undefined;
   /**

@@ -32,7 +32,7 @@ export interface Metrics {
   points: number;
 }
 
-const dayMs = 86_400_000;
+export const dayMs = 86_400_000;
 const fixed = (value: number | null): string | null => (value === null || !Number.isFinite(value) ? null : value.toFixed(6));
 
 function windowReturn(series: readonly SeriesPoint[], windowMs: number | null): number | null {

@@ -44,14 +44,13 @@ import {
   virtualShares,
   type VaultFlow,
 } from '../../engine/domains/vaults/commands.ts';
-import { vaultsOf } from '../../engine/domains/vaults/vaults.ts';
 import type { ShellContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { ensurePaperAccount } from '../http/paper.ts';
 import { declareRoute, type RequestContext, type Route } from '../http/route-table.ts';
 import { formatPriceE8 } from '../prices/records.ts';
 import type { VaultMeta } from './fixture.ts';
-import { backtest, backtestDays, metricsOf } from './metrics.ts';
+import { backtest, backtestDays, dayMs, metricsOf } from './metrics.ts';
 import type { HolderView, VaultView, VaultsView } from './view.ts';
 
 const tags = ['Strategy vaults'];
@@ -135,7 +134,6 @@ const refusal = (result: ResultCode): ApiError => new ApiError(statusOf(result),
 
 export function vaultRoutes(options: VaultRoutesOptions): Route[] {
   const { context, view, metas } = options;
-  const engine = context.durable.engine;
   const metaOf = (slug: string): VaultMeta | undefined => metas.find((meta) => meta.slug === slug);
   const pairsOf = (vault: VaultView): Pair[] => vault.pairIds.map((pairId) => context.markets.pairById(pairId)!);
   const quoteOf = (vault: VaultView): Asset => pairsOf(vault)[0]!.quote;
@@ -288,16 +286,8 @@ export function vaultRoutes(options: VaultRoutesOptions): Route[] {
     const type = kind === 'deposit' ? VaultsCommandType.deposit : VaultsCommandType.withdraw;
     const event = kind === 'deposit' ? VaultsEventType.deposited : VaultsEventType.withdrawn;
     const command = { vaultId: vault.vaultId, userId, idempotencyKey: key, ...body };
-    let submission = await context.durable.submit(domainCommand(type, command));
-    if (submission.result === VaultsResult.illiquid && kind === 'withdraw') {
-      // Free cash is short: unwind toward what the withdrawal pays (its amount, or its shares' value now),
-      // as a journaled step of its own, then try once more. A second refusal leaves the holder as it was.
-      const live = vaultsOf(engine).vault(vault.vaultId)!;
-      const navAtoms = vaultsOf(engine).valuation(live).navAtoms;
-      const cashAtoms = body['amountAtoms']! > 0 ? body['amountAtoms']! : assetsForShares(body['shares']!, live.totalShares, navAtoms);
-      await context.durable.submit(domainCommand(VaultsCommandType.unwind, { vaultId: vault.vaultId, cashAtoms }));
-      submission = await context.durable.submit(domainCommand(type, command));
-    }
+    // One command: a withdrawal beyond the free cash unwinds and pays in it, or is refused unchanged.
+    const submission = await context.durable.submit(domainCommand(type, command));
     if (submission.result === VaultsResult.duplicateKey) {
       const first = view.flowOf(userId, key);
       if (first !== undefined && first.kind === kind && first.flow.vaultId === vault.vaultId) return { status: 200, body: flowJson(vault, kind, first.flow, first.ms, true) };
@@ -368,7 +358,7 @@ export function vaultRoutes(options: VaultRoutesOptions): Route[] {
       path: '/api/v1/vaults/performance/{vault}',
       name: 'get_vault_performance',
       errors: ['VAULT_NOT_FOUND'],
-      summary: "A vault's returns over 1d, 7d, 30d and all, annualised volatility, Sharpe and max drawdown, from its share-price history since the server started",
+      summary: "A vault's returns over 1d, 7d, 30d and all, annualised volatility, Sharpe and max drawdown, from its share-price history (the engine's hourly NAV points, kept across restarts)",
       response: Type.Intersect([Type.Object({ vault: text, since: nullable(text) }), metricsSchema]),
       handler: (request) => ({ body: performanceJson(vaultParam(request)) }),
     }),
@@ -378,7 +368,7 @@ export function vaultRoutes(options: VaultRoutesOptions): Route[] {
       path: '/api/v1/vaults/backtest-performance/{vault}',
       name: 'get_vault_backtest',
       errors: ['VAULT_NOT_FOUND', 'NO_PRICE_HISTORY'],
-      summary: `The vault's strategy run once a day over the oracle's last ${backtestDays} daily closes of its assets (their common days), from 10000 USDC without fees: the equity curve and the same metrics`,
+      summary: `The vault's strategy run once a day over the oracle's last ${backtestDays} completed daily closes of its assets (their common days, up to yesterday), from 10000 USDC without fees: the equity curve and the same metrics`,
       response: Type.Object({ vault: text, strategy: text, assets: Type.Array(text), days: Type.Integer(), start_equity: text, equity_curve: Type.Array(Type.Object({ date: text, equity: text })), metrics: metricsSchema }),
       handler: (request) => {
         const vault = vaultParam(request);
@@ -387,9 +377,12 @@ export function vaultRoutes(options: VaultRoutesOptions): Route[] {
         const missing = assets.find((_, index) => series[index] === undefined);
         if (missing !== undefined) throw new ApiError(404, 'NO_PRICE_HISTORY', `the oracle has no daily closes of ${missing} yet`);
         const closes = series as Array<{ firstDay: number; closesE8: number[] }>;
-        // Every series ends on its asset's latest close: the earliest of those ends is the backtest's last day.
+        // Every series ends on its asset's latest close: the earliest of those ends is the backtest's last
+        // day. Today's close still moves with every tick, so the backtest stops at yesterday: the same
+        // answer all day.
         const ends = closes.map((entry) => entry.firstDay + entry.closesE8.length - 1);
-        const lastDay = Math.min(...ends);
+        const lastDay = Math.min(...ends, Math.floor(context.clock() / dayMs) - 1);
+        if (closes.some((entry) => entry.firstDay > lastDay)) throw new ApiError(404, 'NO_PRICE_HISTORY', `the oracle has no completed daily closes of ${assets.join(', ')} yet`);
         const aligned = closes.map((entry, index) => entry.closesE8.slice(0, entry.closesE8.length - (ends[index]! - lastDay)));
         const result = backtest(vault.strategy, lastDay, aligned);
         return {
@@ -465,7 +458,7 @@ export function vaultRoutes(options: VaultRoutesOptions): Route[] {
       errors: flowErrors,
       body: withdrawBody,
       summary:
-        'Withdraw amount_usdc (shares burned rounded up) or shares (paid rounded down). Beyond the free cash the vault first unwinds with IOC sells; if still short, 409 VAULT_ILLIQUID and the holding is unchanged. Idempotent under Idempotency-Key',
+        'Withdraw amount_usdc (shares burned rounded up) or shares (paid rounded down). Beyond the free cash the vault cancels its quotes and sells with IOC orders in the same command, the withdrawer bearing the sells\' cost; when the book cannot raise it, 409 VAULT_ILLIQUID and nothing changes (no sell). Idempotent under Idempotency-Key',
       response: flowSchema,
       handler: (request) => withdrawal(request, vaultParam(request)),
     }),

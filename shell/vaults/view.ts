@@ -3,21 +3,22 @@
  * the recovered engine's vaults (everything recovered is durable: holders, shares, balances) and follows
  * the domain's durable events: created, deposited, withdrawn, traded and each revaluation (VaultNav).
  *
- * NAV history and trades are the view's own bounded rings, filled from VaultNav and VaultTraded events
- * since the process started (plus one point per vault at start, from the recovered state): the engine
- * keeps no history, and a restart begins a new series.
+ * NAV history is the engine's (one point per hour per vault, in its state): the view copies each vault's
+ * series from the recovered engine at start and then follows VaultNavSampled with the same rule (a point
+ * of a new hour is added, one of the last point's hour replaces it), so the series, and the performance
+ * figures computed from it, are the same after a restart. Trades are the view's own bounded ring, from
+ * VaultTraded events since the process started.
  */
 import { EventKind, type EngineEvent } from '../../engine/core/events.ts';
 import type { Engine } from '../../engine/core/engine.ts';
 import type { Mode } from '../../engine/core/commands.ts';
 import { inDomainRange } from '../../engine/core/domain.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
-import { VaultsEventType, vaultsDomainId, type Strategy, type VaultCreated, type VaultFlow, type VaultNav, type VaultTraded } from '../../engine/domains/vaults/commands.ts';
+import { VaultsEventType, navHistoryMax, vaultsDomainId, type Strategy, type VaultCreated, type VaultFlow, type VaultNav, type VaultNavSampled, type VaultTraded } from '../../engine/domains/vaults/commands.ts';
 import { vaultsOf } from '../../engine/domains/vaults/vaults.ts';
 import { PricesView } from '../prices/view.ts';
 
-/** NAV points and trades one vault's view keeps; idempotent answers remembered. */
-export const navHistoryMax = 5_000;
+/** Trades one vault's view keeps; idempotent answers remembered. */
 export const tradesKeptMax = 1_000;
 export const flowsKeptMax = 10_000;
 
@@ -40,6 +41,8 @@ export interface TradeView {
   readonly filledLots: number;
   readonly filledNotionalAtoms: number;
   readonly unwind: boolean;
+  /** A taker's fill of a market-making quote (not an order of the strategy's own run). */
+  readonly quote: boolean;
 }
 
 export interface VaultView {
@@ -82,6 +85,7 @@ export class VaultsView {
       const value = vaults.valuation(vault);
       const view = this.add(vault.vaultId, vault.slug, vault.strategy, vault.pairs.map((pair) => pair.id), vault.mode, vault.ownerUserId, nowMs);
       for (const [userId, holder] of vault.holders) view.holders.set(userId, { shares: holder.shares, costAtoms: holder.costAtoms });
+      for (let at = 0; at < vault.navHistory.length; at += 3) view.history.push({ ms: vault.navHistory[at]!, navAtoms: vault.navHistory[at + 1]!, totalShares: vault.navHistory[at + 2]! });
       this.revalue(view, { vaultId: vault.vaultId, atMs: nowMs, navAtoms: value.navAtoms, cashAtoms: value.cashAtoms, baseAtoms: value.baseAtoms, pricesE8: value.pricesE8, totalShares: vault.totalShares });
     }
   }
@@ -129,7 +133,12 @@ export class VaultsView {
     vault.pricesE8 = nav.pricesE8;
     vault.totalShares = nav.totalShares;
     vault.updatedMs = nav.atMs;
-    vault.history.push({ ms: nav.atMs, navAtoms: nav.navAtoms, totalShares: nav.totalShares });
+  }
+
+  /** The engine's rule for its NAV history (VaultNavSampled): the hour's point replaced, or a new one. */
+  private sampled(vault: VaultView, sample: VaultNavSampled): void {
+    if (sample.replaced) vault.history.pop();
+    vault.history.push({ ms: sample.atMs, navAtoms: sample.navAtoms, totalShares: sample.totalShares });
     if (vault.history.length > navHistoryMax) vault.history.shift();
   }
 
@@ -165,7 +174,7 @@ export class VaultsView {
         const body = event.body as VaultTraded;
         const vault = this.vaults.get(body.vaultId);
         if (vault === undefined) return;
-        const trade: TradeView = { ms: ts, pairId: body.pairId, orderId: body.orderId, side: body.side, filledLots: body.filledLots, filledNotionalAtoms: body.filledNotionalAtoms, unwind: body.unwind };
+        const trade: TradeView = { ms: ts, pairId: body.pairId, orderId: body.orderId, side: body.side, filledLots: body.filledLots, filledNotionalAtoms: body.filledNotionalAtoms, unwind: body.unwind, quote: body.quote };
         vault.trades.push(trade);
         if (vault.trades.length > tradesKeptMax) vault.trades.shift();
         if (body.filledLots > 0) for (const listener of this.listeners) listener({ kind: 'trade', vault, trade });
@@ -177,6 +186,12 @@ export class VaultsView {
         if (vault === undefined) return;
         this.revalue(vault, body);
         for (const listener of this.listeners) listener({ kind: 'nav', vault });
+        return;
+      }
+      case VaultsEventType.navSampled: {
+        const body = event.body as VaultNavSampled;
+        const vault = this.vaults.get(body.vaultId);
+        if (vault !== undefined) this.sampled(vault, body);
         return;
       }
       default:

@@ -17,7 +17,8 @@ export function cancelOrder(engine: EngineState, command: CancelOrder): ResultCo
   return cancelById(engine, command.userId, command.mode, command.orderId, command.clientOrderId, CancelReason.user);
 }
 
-function cancelById(engine: EngineState, userId: number, mode: Mode, orderId: number, clientOrderId: string, reason: CancelReason): ResultCode {
+/** Cancels one live order of (user, mode) by id or client order id; ORDER_NOT_FOUND when it has none such. */
+export function cancelById(engine: EngineState, userId: number, mode: Mode, orderId: number, clientOrderId: string, reason: CancelReason): ResultCode {
   const slot = ownedSlot(engine, userId, mode, orderId, clientOrderId);
   if (slot === noSlot) return Result.orderNotFound;
   cancelSlot(engine, slot, reason);

@@ -48,6 +48,19 @@ export const rebalanceMinBps = 100;
 export const strategySlippageBps = 100;
 /** How far an unwind's IOC sells reach below the oracle price to raise a withdrawal's cash. */
 export const unwindSlippageBps = 500;
+/**
+ * The market-making vault's quotes: one post-only GTC bid and one ask per pair, `quoteHalfSpreadBps` each
+ * side of the oracle price, shifted down (up) by up to `quoteHalfSpreadBps` as the vault holds more (less)
+ * than half its NAV in the base, each at most `quoteSizeBps` of NAV (the bid within 95 % of the free cash,
+ * the ask within the free base). `quotesPerPairMax` live quotes per pair at most: every run cancels the
+ * previous ones before it quotes again.
+ */
+export const quoteHalfSpreadBps = 20;
+export const quoteSizeBps = 1_000;
+export const quotesPerPairMax = 2;
+/** The NAV history the engine keeps per vault: the last revaluation of each hour, 400 days of them. */
+export const navSampleMs = 3_600_000;
+export const navHistoryMax = 24 * 400;
 
 /** The strategies: a deterministic rule giving the share of NAV to hold in the base asset. */
 export const Strategy = { marketMaking: 0, trend: 1, momentum: 2, basket: 3 } as const;
@@ -55,7 +68,7 @@ export type Strategy = (typeof Strategy)[keyof typeof Strategy];
 export const strategyNames = ['market_making', 'trend', 'momentum', 'basket'] as const;
 
 export const VaultsCommandType = { configure: 6001, create: 6002, deposit: 6003, withdraw: 6004, unwind: 6005 } as const;
-export const VaultsEventType = { configured: 6001, created: 6002, deposited: 6003, withdrawn: 6004, traded: 6005, nav: 6006 } as const;
+export const VaultsEventType = { configured: 6001, created: 6002, deposited: 6003, withdrawn: 6004, traded: 6005, nav: 6006, navSampled: 6007 } as const;
 
 /** How often strategies run (journaled, so replay needs no environment). */
 export interface ConfigureVaults {
@@ -124,7 +137,10 @@ export interface VaultFlow {
   navAtoms: number;
 }
 
-/** A strategy's or an unwind's order and how it filled (side 0 buy, 1 sell). */
+/**
+ * A strategy's or an unwind's IOC order and how it filled, or one fill of a market-making quote by a taker
+ * (then `filledLots` and `filledNotionalAtoms` are that fill's, and `quote` is true); side 0 buy, 1 sell.
+ */
 export interface VaultTraded {
   vaultId: number;
   pairId: number;
@@ -134,6 +150,19 @@ export interface VaultTraded {
   filledNotionalAtoms: number;
   baseAtoms: number;
   unwind: boolean;
+  quote: boolean;
+}
+
+/**
+ * A point of the vault's NAV history (kept in the engine's state): at a strategy run, the series' point of
+ * the hour (`atMs` / `navSampleMs`) is added, or `replaced` when the hour has one already.
+ */
+export interface VaultNavSampled {
+  vaultId: number;
+  atMs: number;
+  navAtoms: number;
+  totalShares: number;
+  replaced: boolean;
 }
 
 /** A revaluation: NAV = cash + each pair's base at its oracle price, in quote atoms (lists by the vault's pairs). */

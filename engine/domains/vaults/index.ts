@@ -19,6 +19,7 @@ export const vaultsDomain: DomainDescriptor = {
     [VaultsEventType.withdrawn]: 'VaultWithdrawn',
     [VaultsEventType.traded]: 'VaultTraded',
     [VaultsEventType.nav]: 'VaultNav',
+    [VaultsEventType.navSampled]: 'VaultNavSampled',
   },
   create: (port) => new Vaults(port),
   simulation: () => new VaultsSimulation(),

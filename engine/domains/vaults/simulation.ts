@@ -1,8 +1,8 @@
 /**
  * The vaults' part of the seeded simulation: a strategy period, one vault of each strategy (paper mode, on
- * ETH/USDC and BTC/USDC, the momentum and basket vaults on both), USDC deposits of users of its own (601 to 606, paper mode) that fund them, then
- * deposits, withdrawals by shares and by amount (some beyond what a holder has or the vault's free cash),
- * unwinds, repeated idempotency keys and malformed commands. Strategies trade on the RunTimers the
+ * ETH/USDC and BTC/USDC, the momentum and basket vaults on both), USDC deposits of users of its own (601 to 606, paper mode; 606 a whale) that fund them, then
+ * deposits, withdrawals by shares and by amount (some beyond what a holder has or the vault's free cash,
+ * which sell in the same command or are refused unchanged), unwinds, repeated idempotency keys and malformed commands. Strategies trade on the RunTimers the
  * generator journals as time moves on.
  *
  * Paper mode keeps the vaults' fees out of the live fee account, whose USDC the exchange's tests check
@@ -18,8 +18,16 @@ import { Strategy, VaultsCommandType, amountAtomsMin, type CreateVault, type Dep
 const usdcAssetId = 1;
 const firstUser = 601;
 const users = 6;
-/** What each simulated user deposits: 1 million USDC of paper funds. */
-const fundingAtoms = 1_000_000_000_000;
+/**
+ * What each simulated user deposits: 100 000 USDC of paper funds (the whale 2 million). Vaults of a few
+ * hundred thousand USDC trade sizes that the books' liquidity can fill, so they hold real positions.
+ */
+const fundingAtoms = 100_000_000_000;
+/**
+ * A user that owns most of the momentum and basket vaults, which hold the most base: its large withdrawals
+ * go beyond the free cash, so the simulation exercises the unwind in the withdrawal and its refusal.
+ */
+const whale = firstUser + users - 1;
 const vaultsMade: readonly CreateVault[] = [
   { slug: 'sim-mm-eth', strategy: Strategy.marketMaking, pairIds: [1], mode: 1, ownerUserId: 0 },
   { slug: 'sim-trend-btc', strategy: Strategy.trend, pairIds: [2], mode: 1, ownerUserId: 0 },
@@ -33,7 +41,7 @@ export class VaultsSimulation implements DomainCommandGenerator {
 
   next(random: Prng, nowMs: number): Command {
     const step = this.step++;
-    if (step < users) return { kind: CommandKind.deposit, seq: 0, ts: nowMs, userId: firstUser + step, mode: 1, assetId: usdcAssetId, amountAtoms: fundingAtoms };
+    if (step < users) return { kind: CommandKind.deposit, seq: 0, ts: nowMs, userId: firstUser + step, mode: 1, assetId: usdcAssetId, amountAtoms: firstUser + step === whale ? 20 * fundingAtoms : fundingAtoms };
     if (step === users) return domainCommand(VaultsCommandType.configure, { strategyMs: 120_000 });
     if (step === users + 1) {
       const ticks: PostPriceTicks = { source: PriceSource.sim, symbols: ['BTC', 'ETH'], pricesE8: [9_700_000_000_000, 300_000_000_000] };
@@ -53,22 +61,33 @@ export class VaultsSimulation implements DomainCommandGenerator {
   }
 
   private deposit(random: Prng): Command {
+    if (random.chance(0.15)) {
+      const body: DepositToVault = { vaultId: random.int(3, 4), userId: whale, amountAtoms: random.int(5_000, 100_000) * amountAtomsMin, idempotencyKey: this.key(random) };
+      return domainCommand(VaultsCommandType.deposit, body);
+    }
     const body: DepositToVault = {
       vaultId: random.int(1, vaultsMade.length),
       userId: firstUser + random.int(0, users - 1),
-      amountAtoms: random.chance(0.03) ? 10 * fundingAtoms : random.int(1, 20_000) * amountAtomsMin + random.int(0, 999_999),
+      amountAtoms: random.chance(0.03) ? 10 * fundingAtoms : random.int(1, 2_000) * amountAtomsMin + random.int(0, 999_999),
       idempotencyKey: this.key(random),
     };
     return domainCommand(VaultsCommandType.deposit, body);
   }
 
   private withdraw(random: Prng): Command {
+    if (random.chance(0.15)) {
+      const body: WithdrawFromVault = { vaultId: random.int(3, 4), userId: whale, shares: 0, amountAtoms: random.int(1_000, 150_000) * amountAtomsMin, idempotencyKey: this.key(random) };
+      return domainCommand(VaultsCommandType.withdraw, body);
+    }
     const byShares = random.chance(0.5);
+    // Now and then a large one, beyond the vault's free cash: it sells bases in the same command, or is
+    // refused (VAULT_ILLIQUID) with nothing changed when the books cannot pay.
+    const large = random.chance(0.2);
     const body: WithdrawFromVault = {
       vaultId: random.int(1, vaultsMade.length),
       userId: firstUser + random.int(0, users - 1),
-      shares: byShares ? random.int(1, 5_000_000) * 1_000_000 : 0,
-      amountAtoms: byShares ? 0 : random.int(1, 30_000) * amountAtomsMin,
+      shares: byShares ? random.int(1, large ? 30_000 : 500) * 1_000_000_000 : 0,
+      amountAtoms: byShares ? 0 : random.int(1, large ? 30_000 : 3_000) * amountAtomsMin,
       idempotencyKey: this.key(random),
     };
     return domainCommand(VaultsCommandType.withdraw, body);

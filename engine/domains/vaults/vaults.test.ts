@@ -29,10 +29,13 @@ import {
   VaultsEventType,
   VaultsResult,
   assetsForShares,
+  baseValueAtoms,
   sharesForDeposit,
   sharesForWithdrawal,
   vaultsDomainId,
+  navHistoryMax,
   type VaultNav,
+  type VaultNavSampled,
   type VaultTraded,
 } from './commands.ts';
 import { Vaults, vaultsOf } from './vaults.ts';
@@ -118,19 +121,56 @@ class Harness {
   }
 }
 
-/** A market-making vault on ETH/USDC with a maker quoting 2999 / 3001 and the oracle at 3000. */
-function liquidVault(): Harness {
+/**
+ * A vault on ETH/USDC (market making unless told) with a maker quoting `bidCents` / `askCents` (10 ETH each)
+ * and the oracle at 3000.
+ */
+function liquidVault(strategy: Strategy = Strategy.marketMaking, bidCents = 299_900, askCents = 300_100, bidLots = 100_000): Harness {
   const h = new Harness();
   h.fund(maker, usdc.id, usd(10_000_000));
   h.fund(maker, eth.id, 1_000 * 100_000_000);
   h.fund(1, usdc.id, usd(100_000));
   h.fund(2, usdc.id, usd(100_000));
   h.price(t0, ethPriceE8);
-  h.quote(0, 299_900, 100_000);
-  h.quote(1, 300_100, 100_000);
+  h.quote(0, bidCents, bidLots);
+  h.quote(1, askCents, 100_000);
   assert.equal(h.apply(t0, domainCommand(VaultsCommandType.configure, { strategyMs: 60_000 })), Result.ok);
-  assert.equal(h.create('mm-eth', Strategy.marketMaking), Result.ok);
+  assert.equal(h.create('mm-eth', strategy), Result.ok);
   return h;
+}
+
+/** An immediate-or-cancel or resting limit order of `userId` on ETH/USDC. */
+function order(h: Harness, userId: number, side: 0 | 1, cents: number, lots: number, timeInForce: TimeInForce = TimeInForce.ioc): Command {
+  return {
+    kind: CommandKind.placeOrder,
+    seq: 0,
+    ts: 0,
+    orderId: h.engine.lastOrderId + 1,
+    userId,
+    mode: 0,
+    pairId: 1,
+    side,
+    orderType: OrderType.limit,
+    timeInForce,
+    priceTicks: cents,
+    stopPriceTicks: 0,
+    quantityLots: lots,
+    postOnly: false,
+    selfTradePrevention: SelfTradePrevention.cancelTaker,
+    clientOrderId: '',
+  };
+}
+
+/** The ETH/USDC live book's levels, both sides, best first. */
+function levels(h: Harness): Array<[number, number]> {
+  const book = h.engine.context(1, 0)!.book;
+  const rows: Array<[number, number]> = [];
+  for (const side of [0, 1] as const) {
+    const out: Array<{ priceTicks: number; lots: number; orders: number }> = [];
+    const count = book.depth(side, 100, out);
+    for (let index = 0; index < count; index++) rows.push([out[index]!.priceTicks, out[index]!.lots]);
+  }
+  return rows;
 }
 
 test('share math: deposits round down, withdrawals by amount round up and by shares pay down, as computed by hand', () => {
@@ -170,7 +210,7 @@ test('the virtual offset defeats the share-inflation attack on the first deposit
 });
 
 test('a strategy trades through the exchange at journaled times, and a holder withdraws with rounding for the vault', () => {
-  const h = liquidVault();
+  const h = liquidVault(Strategy.trend);
   assert.equal(h.deposit(t0, 1, 1, usd(10_000), 'd1'), Result.ok);
   assert.equal(h.vaults.nextTimerMs(), t0 + 60_000);
   assert.equal(h.apply(t0 + 60_000, { kind: CommandKind.runTimers, seq: 0, ts: 0 }), Result.ok);
@@ -198,28 +238,156 @@ test('a strategy trades through the exchange at journaled times, and a holder wi
   assert.equal(h.engine.ledger.audit(), null);
 });
 
-test('a withdrawal beyond free cash is refused and changes nothing; after an unwind it is paid', () => {
-  const h = liquidVault();
+test('a withdrawal beyond free cash that the book cannot pay is refused before any sell: state, books, positions and shares unchanged', () => {
+  // A trend vault that bought ETH, and a thin bid: 0.1 ETH at 2999.
+  const h = liquidVault(Strategy.trend, 299_900, 300_100, 1_000);
   assert.equal(h.deposit(t0, 1, 1, usd(10_000), 'd1'), Result.ok);
-  for (let run = 1; run <= 5; run++) assert.equal(h.apply(t0 + run * 60_000, { kind: CommandKind.runTimers, seq: 0, ts: 0 }), Result.ok);
+  // Four runs (before the trend has its five prices): 10 % of NAV bought each time.
+  for (let run = 1; run <= 4; run++) assert.equal(h.apply(t0 + run * 60_000, { kind: CommandKind.runTimers, seq: 0, ts: 0 }), Result.ok);
   const vault = h.vaults.vault(1)!;
+  const vaultUser = domainUserId(vaultsDomainId, 1);
   const value = h.vaults.valuation(vault);
-  assert.ok(value.cashAtoms < usd(6_000), `cash ${value.cashAtoms}`);
+  assert.ok(value.cashAtoms < usd(7_000) && value.baseAtoms[0]! > 0, `cash ${value.cashAtoms}`);
   const shares = vault.holders.get(1)!.shares;
   const hash = stateHash(h.engine);
   const events = h.sink.events.length;
+  const book = levels(h);
+  const positions = [h.balance(vaultUser, usdc.index), h.balance(vaultUser, eth.index), h.balance(1, usdc.index)];
   assert.equal(h.withdraw(t0 + 400_000, 1, 1, shares, 0, 'w-all'), VaultsResult.illiquid);
+  assert.equal(h.withdraw(t0 + 400_000, 1, 1, 0, usd(9_000), 'w-9000'), VaultsResult.illiquid);
   assert.equal(stateHash(h.engine), hash);
-  assert.equal(h.sink.events.length, events);
-  // The shell's next step: unwind toward the cash needed, then the same withdrawal again.
-  const owed = assetsForShares(shares, vault.totalShares, value.navAtoms);
-  assert.equal(h.apply(t0 + 400_001, domainCommand(VaultsCommandType.unwind, { vaultId: 1, cashAtoms: owed })), Result.ok);
-  assert.ok(h.domainEvents<VaultTraded>(VaultsEventType.traded).some((trade) => trade.unwind && trade.side === 1 && trade.filledLots > 0));
-  // The sells paid fees and crossed the spread, so all shares are now worth a little less than before: still payable.
-  assert.equal(h.withdraw(t0 + 400_002, 1, 1, shares, 0, 'w-all'), Result.ok);
-  assert.equal(vault.totalShares, 0);
-  assert.ok(h.balance(1, usdc.index) > usd(99_900), 'nearly all of it back');
+  assert.equal(h.sink.events.length, events, 'no sell, no event');
+  assert.deepEqual(levels(h), book);
+  assert.deepEqual([h.balance(vaultUser, usdc.index), h.balance(vaultUser, eth.index), h.balance(1, usdc.index)], positions);
+  assert.equal(vault.holders.get(1)!.shares, shares);
+  assert.equal(vault.totalShares, shares);
+  // What the thin bid can pay is paid, in the same command: the vault sells into it and pays.
+  assert.equal(h.withdraw(t0 + 400_001, 1, 1, 0, Math.floor(value.cashAtoms + usd(100)), 'w-some'), Result.ok);
   assert.equal(h.engine.ledger.audit(), null);
+});
+
+test('a withdrawal beyond free cash cancels the quotes, sells and pays in one command; the withdrawer bears the sells\u2019 cost', () => {
+  const h = liquidVault(Strategy.trend);
+  assert.equal(h.deposit(t0, 1, 1, usd(10_000), 'd1'), Result.ok);
+  for (let run = 1; run <= 4; run++) assert.equal(h.apply(t0 + run * 60_000, { kind: CommandKind.runTimers, seq: 0, ts: 0 }), Result.ok);
+  assert.equal(h.deposit(t0 + 241_000, 1, 2, usd(1_000), 'd2'), Result.ok);
+  const vault = h.vaults.vault(1)!;
+  const value = h.vaults.valuation(vault);
+  const shares = vault.holders.get(1)!.shares;
+  const owed = assetsForShares(shares, vault.totalShares, value.navAtoms);
+  assert.ok(owed > value.cashAtoms, 'the withdrawal needs more than the free cash');
+  const tradesBefore = h.domainEvents<VaultTraded>(VaultsEventType.traded).length;
+  const before = h.balance(1, usdc.index);
+  assert.equal(h.withdraw(t0 + 400_000, 1, 1, shares, 0, 'w-all'), Result.ok);
+  const sells = h.domainEvents<VaultTraded>(VaultsEventType.traded).slice(tradesBefore);
+  assert.equal(sells.length, 1);
+  assert.ok(sells[0]!.unwind && sells[0]!.side === 1 && sells[0]!.filledLots > 0);
+  const paid = h.balance(1, usdc.index) - before;
+  // Sold at 2999 against an oracle of 3000, less the taker fee: the cost comes off the payment.
+  const soldValue = baseValueAtoms(sells[0]!.filledLots * 10_000, ethPriceE8, eth.decimals, usdc.decimals);
+  const cost = soldValue - (sells[0]!.filledNotionalAtoms - Math.ceil((sells[0]!.filledNotionalAtoms * h.engine.settings.takerFeeBps) / 10_000));
+  assert.ok(cost > 0);
+  assert.equal(paid, owed - cost);
+  // The holder who stays is not worse off than the oracle value of its shares before.
+  const after = h.vaults.valuation(vault);
+  assert.equal(vault.holders.get(1), undefined);
+  assert.ok(assetsForShares(vault.holders.get(2)!.shares, vault.totalShares, after.navAtoms) >= assetsForShares(vault.holders.get(2)!.shares, vault.totalShares + shares, value.navAtoms) - 1);
+  assert.equal(h.engine.ledger.audit(), null);
+});
+
+test('the market-making vault rests two-sided post-only quotes around the oracle price, replaced each run, filled by takers', () => {
+  // The maker quotes wide (2990 / 3010), so the vault's quotes are the best on the book.
+  const h = liquidVault(Strategy.marketMaking, 299_000, 301_000);
+  const vaultUser = domainUserId(vaultsDomainId, 1);
+  const taker = 9;
+  h.fund(taker, eth.id, 10 * 100_000_000);
+  h.fund(taker, usdc.id, usd(100_000));
+  assert.equal(h.deposit(t0, 1, 1, usd(10_000), 'd1'), Result.ok);
+  assert.equal(h.apply(t0 + 60_000, { kind: CommandKind.runTimers, seq: 0, ts: 0 }), Result.ok);
+  // No ETH yet: a bid only, 20 bps below the oracle, raised 10 bps by the skew (all cash): 2997.00.
+  let slots = h.engine.openOrderSlots(vaultUser, 0);
+  assert.equal(slots.length, 1);
+  assert.deepEqual(levels(h)[0], [299_700, 3_336]);
+  assert.equal(h.domainEvents<VaultTraded>(VaultsEventType.traded).length, 0, 'quoting is not trading');
+  // A taker sells into the vault's bid: the vault's fill is an exchange trade, reported as a quote fill.
+  assert.equal(h.apply(t0 + 61_000, order(h, taker, 1, 299_700, 1_000)), Result.ok);
+  const fills = h.domainEvents<VaultTraded>(VaultsEventType.traded);
+  assert.equal(fills.length, 1);
+  assert.deepEqual([fills[0]!.side, fills[0]!.filledLots, fills[0]!.quote, fills[0]!.unwind], [0, 1_000, true, false]);
+  assert.equal(h.balance(vaultUser, eth.index), 1_000 * 10_000);
+  // The next run cancels the old quote and posts a bid and an ask; the runs after keep two quotes.
+  const cancelledBefore = h.sink.events.filter((event) => event.kind === EventKind.orderCancelled).length;
+  for (let run = 2; run <= 4; run++) {
+    assert.equal(h.apply(t0 + run * 60_000, { kind: CommandKind.runTimers, seq: 0, ts: 0 }), Result.ok);
+    slots = h.engine.openOrderSlots(vaultUser, 0);
+    assert.equal(slots.length, 2, `run ${run}`);
+  }
+  assert.equal(h.sink.events.filter((event) => event.kind === EventKind.orderCancelled).length - cancelledBefore, 1 + 2 + 2);
+  const book = levels(h);
+  const bid = book.find(([price]) => price < 300_000 && price > 299_000)!;
+  const ask = book.find(([price]) => price > 300_000 && price < 301_000)!;
+  assert.ok(bid[0] < 300_000 && ask[0] > 300_000, `quotes ${bid[0]} / ${ask[0]}`);
+  // A taker buys from the vault's ask.
+  assert.equal(h.apply(t0 + 241_000, order(h, taker, 0, ask[0], 500)), Result.ok);
+  assert.deepEqual(h.domainEvents<VaultTraded>(VaultsEventType.traded).at(-1)!.side, 1);
+  assert.equal(h.balance(vaultUser, eth.index), 500 * 10_000);
+  // Withdrawing everything cancels the quotes (their holds come back) and sells the ETH left, in one command.
+  const shares = h.vaults.vault(1)!.holders.get(1)!.shares;
+  assert.equal(h.withdraw(t0 + 242_000, 1, 1, shares, 0, 'w-all'), Result.ok);
+  assert.equal(h.engine.openOrderSlots(vaultUser, 0).length, 0);
+  assert.equal(h.engine.ledger.audit(), null);
+});
+
+test('estimateSell tells what an IOC sell raises, without the account\u2019s own bids, and changes nothing', () => {
+  const h = liquidVault(Strategy.marketMaking, 299_000, 301_000);
+  const vaultUser = domainUserId(vaultsDomainId, 1);
+  h.fund(3, usdc.id, usd(100_000));
+  assert.equal(h.apply(t0, order(h, 3, 0, 299_500, 2_000, TimeInForce.gtc)), Result.ok);
+  assert.equal(h.deposit(t0, 1, 1, usd(10_000), 'd1'), Result.ok);
+  h.fund(vaultUser, eth.id, 100_000_000);
+  assert.equal(h.apply(t0 + 60_000, { kind: CommandKind.runTimers, seq: 0, ts: 0 }), Result.ok);
+  assert.equal(h.engine.openOrderSlots(vaultUser, 0).length, 2, 'the vault quotes a bid and an ask');
+  const hash = stateHash(h.engine);
+  // 2000 lots at 2995 then 1000 at 2990 (the vault's own bid at 2997 is left out); a tick-lot is one atom.
+  const estimate = h.engine.estimateSell(vaultUser, 0, 1, 3_000, 298_000);
+  const notional = 299_500 * 2_000 + 299_000 * 1_000;
+  assert.deepEqual(estimate, { filledLots: 3_000, filledNotionalAtoms: notional, proceedsAtoms: notional - Math.ceil((notional * h.engine.settings.takerFeeBps) / 10_000) });
+  assert.equal(h.engine.estimateSell(vaultUser, 0, 1, 3_000, 299_100).filledLots, 2_000, 'the limit stops it');
+  assert.equal(h.engine.estimateSell(vaultUser, 0, 99, 3_000, 299_100).filledLots, 0, 'unknown pair');
+  assert.equal(stateHash(h.engine), hash);
+  // Cancelled through the port, the vault's quotes release their holds.
+  const vaults = h.vaults;
+  const account = h.engine.ledger.find(vaultUser, 0);
+  assert.ok(h.engine.ledger.heldAtoms(account, usdc.index) > 0);
+  for (const slot of h.engine.openOrderSlots(vaultUser, 0)) assert.equal(h.engine.cancelGroupOrder(vaultUser, 0, h.engine.orders.orderId[slot]!), Result.ok);
+  assert.equal(h.engine.ledger.heldAtoms(account, usdc.index), 0);
+  assert.equal(h.engine.cancelGroupOrder(3, 0, 1), Result.invalidUser, 'never a client\u2019s order');
+  assert.ok(vaults.vault(1)!.quoteIds.length > 0);
+});
+
+test('the NAV history keeps the last point of each hour, in the state hash and the snapshot', () => {
+  const h = liquidVault(Strategy.trend);
+  assert.equal(h.deposit(t0, 1, 1, usd(10_000), 'd1'), Result.ok);
+  const hour = 3_600_000;
+  for (const at of [60_000, 120_000, hour + 60_000, 2 * hour + 60_000, 2 * hour + 120_000]) assert.equal(h.apply(t0 + at, { kind: CommandKind.runTimers, seq: 0, ts: 0 }), Result.ok);
+  const vault = h.vaults.vault(1)!;
+  const points = (history: readonly number[]): number[] => history.filter((_, index) => index % 3 === 0);
+  assert.deepEqual(points(vault.navHistory), [t0 + 120_000, t0 + hour + 60_000, t0 + 2 * hour + 120_000]);
+  const samples = h.domainEvents<VaultNavSampled>(VaultsEventType.navSampled);
+  assert.deepEqual(samples.map((sample) => sample.replaced), [false, true, false, false, true]);
+  assert.equal(vault.navHistory[1], samples[1]!.navAtoms);
+  const restored = new Engine({ markets, domains: platformDomains });
+  restoreSnapshot(restored, takeSnapshot(h.engine));
+  assert.deepEqual(vaultsOf(restored).vault(1)!.navHistory, vault.navHistory);
+  assert.equal(stateHash(restored), stateHash(h.engine));
+  // The history is part of the state: a different series is a different hash.
+  vault.navHistory.push(t0 + 3 * hour, 1, 1);
+  assert.notEqual(stateHash(restored), stateHash(h.engine));
+  vault.navHistory.length -= 3;
+  // Bounded: one point an hour, at most navHistoryMax of them.
+  for (let run = 3; run <= navHistoryMax + 5; run++) h.apply(t0 + run * hour, { kind: CommandKind.runTimers, seq: 0, ts: 0 });
+  assert.equal(vault.navHistory.length, navHistoryMax * 3);
+  assert.equal(vault.navHistory.at(-3), t0 + (navHistoryMax + 5) * hour);
 });
 
 test('refusals change nothing: unknown vault, bad amounts, more shares than held, a repeated key, bad configuration', () => {

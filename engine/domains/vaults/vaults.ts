@@ -8,21 +8,32 @@
  *   base is unpriced refuses deposits and withdrawals (VAULT_UNPRICED) instead of valuing it at zero.
  * - Deposits mint shares rounded down, withdrawals burn shares rounded up or pay rounded down (see the
  *   share math in commands.ts); the virtual offset guards the first deposit.
- * - A withdrawal is paid only from free cash (the vault account's available quote). When that is short
- *   the withdrawal is refused with VAULT_ILLIQUID and nothing changes; the shell then journals UnwindVault
- *   (IOC sells of the base toward the cash needed) and tries the withdrawal once more. So "refused changes
- *   nothing" holds for every withdrawal; the unwind is a separate vault action, visible as trades.
+ * - A withdrawal is one command that decides before it trades. When the vault's available cash pays it,
+ *   it is paid. Otherwise the vault's quotes would be cancelled (their holds come back) and its bases sold
+ *   with IOC sells, pair by pair, `unwindSlippageBps` below the oracle price, just enough to raise what is
+ *   missing: the port's `estimateSell` tells what each sell would raise against the book as it is now.
+ *   When even selling everything within that limit could not pay, the withdrawal is refused with
+ *   VAULT_ILLIQUID before anything changes (no cancel, no sell, no event). Otherwise it cancels, sells and
+ *   pays in the same command. The unwind's cost (the oracle value of the base sold less what the sells
+ *   raised) is the withdrawer's: a withdrawal by amount burns the shares of amount + cost, one by shares
+ *   is paid its value less the cost, so the holders who stay do not pay for another's exit.
  * - Idempotency: each accepted deposit and withdrawal records its (user, key); a repeated key is refused
  *   with DUPLICATE_IDEMPOTENCY_KEY and changes nothing. The newest `idempotencyKeysMax` keys are kept.
  * - Strategies run every `strategyMs` of journaled time (aligned to multiples of it), vault by vault in id
- *   order: each computes a target share of NAV in the base asset, and when the gap exceeds
- *   `rebalanceMinBps` of NAV it places one IOC limit order (at most `rebalanceClipBps` of NAV, priced
- *   `strategySlippageBps` through the oracle price), then records a NAV point.
+ *   order. The market-making vault cancels its quotes and posts new ones (post-only GTC, around the
+ *   oracle price, skewed by its inventory: see `quoteHalfSpreadBps`), so its orders rest on the pair's
+ *   book and its fills come from takers (VaultTraded with `quote`, from the port's onTrade). The others
+ *   compute a target share of NAV in each base asset, and when the gap exceeds `rebalanceMinBps` of NAV
+ *   place one IOC limit order (at most `rebalanceClipBps` of NAV, priced `strategySlippageBps` through the
+ *   oracle price). Then each records its NAV (VaultNav) and its hour's point of the NAV history.
+ * - NAV history is engine state: per vault the last revaluation of each hour (`navSampleMs`), at most
+ *   `navHistoryMax` points, in the snapshot and the state hash, so performance survives a restart.
  */
 import { assert } from '../../core/assert.ts';
 import { OrderType, SelfTradePrevention, TimeInForce, GroupKind, type Command, type DomainCommand, type Mode, type OrderRequest } from '../../core/commands.ts';
 import { domainEvent, noTimerMs, type DomainModule } from '../../core/domain.ts';
 import { noAccount } from '../../core/ledger.ts';
+import { EventKind, type AmmFill, type TradeExecuted } from '../../core/events.ts';
 import { domainUserId, userIdMax } from '../../core/limits.ts';
 import type { DomainPort } from '../../core/port.ts';
 import { Result, type ResultCode } from '../../core/results.ts';
@@ -45,7 +56,12 @@ import {
   isIdempotencyKey,
   isSlug,
   momentumLookback,
+  navHistoryMax,
+  navSampleMs,
   priceMemoryMax,
+  quoteHalfSpreadBps,
+  quoteSizeBps,
+  quotesPerPairMax,
   rebalanceClipBps,
   rebalanceMinBps,
   sharesForDeposit,
@@ -65,6 +81,7 @@ import {
   type VaultCreated,
   type VaultFlow,
   type VaultNav,
+  type VaultNavSampled,
   type VaultTraded,
   type WithdrawFromVault,
 } from './commands.ts';
@@ -82,6 +99,10 @@ export class Vault {
   totalShares = 0;
   /** Per pair: the oracle prices seen at the last strategy runs, oldest first (at most priceMemoryMax). */
   readonly pricesE8: number[][];
+  /** Ids of the market-making quotes placed at the last run (some may have filled since). */
+  quoteIds: number[] = [];
+  /** NAV history, oldest first, flat: atMs, navAtoms, totalShares per point (at most navHistoryMax points). */
+  readonly navHistory: number[] = [];
 
   constructor(
     readonly vaultId: number,
@@ -111,7 +132,26 @@ export interface Valuation {
   unpriced: boolean;
 }
 
-type VaultRow = [vaultId: number, slug: string, strategy: number, pairIds: number[], mode: number, ownerUserId: number, totalShares: number, holders: number[], prices: number[][]];
+/** The sells an unwind would place, and what they leave missing and cost (planUnwind). */
+interface UnwindPlan {
+  orders: Array<{ pair: Pair; lots: number; priceTicks: number }>;
+  shortAtoms: number;
+  costAtoms: number;
+}
+
+type VaultRow = [
+  vaultId: number,
+  slug: string,
+  strategy: number,
+  pairIds: number[],
+  mode: number,
+  ownerUserId: number,
+  totalShares: number,
+  holders: number[],
+  prices: number[][],
+  quoteIds: number[],
+  navHistory: number[],
+];
 
 export interface VaultsSnapshot {
   strategyMs: number;
@@ -148,7 +188,10 @@ export class Vaults implements DomainModule {
     clientOrderId: '',
   };
 
-  constructor(private readonly port: DomainPort) {}
+  constructor(private readonly port: DomainPort) {
+    // Quotes fill when takers reach them, inside other commands: the listener reports those fills.
+    port.onTrade((fill) => this.onFill(fill));
+  }
 
   private get prices(): Prices {
     const prices = this.port.domain(Prices.domainName);
@@ -309,16 +352,34 @@ export class Vaults implements DomainModule {
     const holder = vault.holders.get(body.userId);
     const value = this.valuation(vault);
     if (value.unpriced) return VaultsResult.unpriced;
-    const shares = byShares ? body.shares : sharesForWithdrawal(body.amountAtoms, vault.totalShares, value.navAtoms);
-    if (holder === undefined || shares > holder.shares) return VaultsResult.insufficientShares;
-    const amountAtoms = byShares ? assetsForShares(shares, vault.totalShares, value.navAtoms) : body.amountAtoms;
-    if (amountAtoms < 1) return VaultsResult.tooSmall;
+    if (holder === undefined) return VaultsResult.insufficientShares;
+    if (byShares && body.shares > holder.shares) return VaultsResult.insufficientShares;
+    // What the withdrawal takes out of the vault before any unwind cost: the amount, or the shares' value.
+    const grossAtoms = byShares ? assetsForShares(body.shares, vault.totalShares, value.navAtoms) : body.amountAtoms;
+    if (grossAtoms < 1) return VaultsResult.tooSmall;
     const ledger = this.port.ledger;
     const quote = vault.quote.index;
-    if (ledger.availableAtoms(vault.account, quote) < amountAtoms) return VaultsResult.illiquid;
+    // By amount the sells must raise the amount; by shares, whose payment is net of the sells' cost, the
+    // oracle value of the base sold must cover the shares' value (cash + raised = value sold − cost).
+    const sells = ledger.availableAtoms(vault.account, quote) < grossAtoms ? this.planUnwind(vault, grossAtoms, byShares) : null;
+    if (sells !== null && sells.shortAtoms > 0) return VaultsResult.illiquid;
+    const costAtoms = sells === null ? 0 : sells.costAtoms;
+    const shares = byShares ? body.shares : sharesForWithdrawal(body.amountAtoms + costAtoms, vault.totalShares, value.navAtoms);
+    if (shares > holder.shares) return VaultsResult.insufficientShares;
+    const amountAtoms = byShares ? grossAtoms - costAtoms : body.amountAtoms;
+    if (amountAtoms < 1) return VaultsResult.tooSmall;
     const account = ledger.findOrOpen(body.userId, vault.mode);
     if (account === noAccount) return Result.tooManyAccounts;
 
+    // Accept: cancel the quotes and sell as planned; the estimate makes the cash sure.
+    if (sells !== null) {
+      this.cancelQuotes(vault);
+      for (const sell of sells.orders) {
+        const result = this.place(vault, sell.pair, 1, sell.lots, sell.priceTicks, true);
+        assert(result === Result.ok, 'a planned unwind sell was refused');
+      }
+    }
+    assert(ledger.availableAtoms(vault.account, quote) >= amountAtoms, 'an unwind raised less than its estimate');
     ledger.payFromAvailable(vault.account, account, quote, amountAtoms);
     // The cost basis leaves with the shares, pro rata (rounded down, so what stays never exceeds what was paid).
     const costOut = Number((BigInt(holder.costAtoms) * BigInt(shares)) / BigInt(holder.shares));
@@ -336,36 +397,78 @@ export class Vaults implements DomainModule {
       holderShares: holder.shares,
       holderCostAtoms: holder.costAtoms,
       totalShares: vault.totalShares,
-      navAtoms: value.navAtoms - amountAtoms,
+      navAtoms: this.valuation(vault).navAtoms,
     };
     this.port.emit(domainEvent(VaultsEventType.withdrawn, flow));
     this.emitNav(vault);
     return Result.ok;
   }
 
+  /**
+   * The IOC sells that would bring the vault's cash to `cashAtoms` once its quotes are cancelled (their
+   * holds back in its available balances), pair by pair in the vault's order, each the fewest lots whose
+   * estimated proceeds (with `byValue`: whose oracle value) cover what is still missing, or all the pair's
+   * base when they cannot, at `unwindSlippageBps` below the oracle price. `shortAtoms` is what would still
+   * be missing (0: enough), `costAtoms` the oracle value of the base sold less the proceeds (never below
+   * 0). Changes nothing.
+   */
+  private planUnwind(vault: Vault, cashAtoms: number, byValue: boolean): UnwindPlan {
+    const ledger = this.port.ledger;
+    const userId = domainUserId(vaultsDomainId, vault.vaultId);
+    const plan: UnwindPlan = { orders: [], shortAtoms: 0, costAtoms: 0 };
+    let shortAtoms = cashAtoms - ledger.availableAtoms(vault.account, vault.quote.index) - ledger.heldAtoms(vault.account, vault.quote.index);
+    let valueSold = 0;
+    let proceeds = 0;
+    for (const pair of vault.pairs) {
+      if (shortAtoms <= 0) break;
+      const priceE8 = this.prices.priceE8(pair.base.symbol);
+      const limitE8 = Math.floor((priceE8 * (10_000 - unwindSlippageBps)) / 10_000);
+      const priceTicks = limitE8 < 1 ? 0 : this.ticksAt(pair, limitE8, false);
+      const baseAtoms = ledger.availableAtoms(vault.account, pair.base.index) + ledger.heldAtoms(vault.account, pair.base.index);
+      const lotsMax = Math.min(Math.floor(baseAtoms / pair.baseAtomsPerLot), pair.quantityLotsMax);
+      if (priceTicks < 1 || lotsMax < 1) continue;
+      const raised = (lots: number): number => {
+        const estimate = this.port.estimateSell(userId, vault.mode, pair.id, lots, priceTicks);
+        return byValue ? baseValueAtoms(estimate.filledLots * pair.baseAtomsPerLot, priceE8, pair.base.decimals, pair.quote.decimals) : estimate.proceedsAtoms;
+      };
+      let lots = this.port.estimateSell(userId, vault.mode, pair.id, lotsMax, priceTicks).filledLots;
+      if (lots < 1) continue;
+      if (raised(lots) > shortAtoms) {
+        // The fewest lots that raise enough: proceeds grow with the lots sold.
+        let low = 1;
+        while (low < lots) {
+          const middle = Math.floor((low + lots) / 2);
+          if (raised(middle) >= shortAtoms) lots = middle;
+          else low = middle + 1;
+        }
+      }
+      const estimate = this.port.estimateSell(userId, vault.mode, pair.id, lots, priceTicks);
+      const value = baseValueAtoms(estimate.filledLots * pair.baseAtomsPerLot, priceE8, pair.base.decimals, pair.quote.decimals);
+      plan.orders.push({ pair, lots, priceTicks });
+      shortAtoms -= byValue ? value : estimate.proceedsAtoms;
+      proceeds += estimate.proceedsAtoms;
+      valueSold += value;
+    }
+    plan.shortAtoms = Math.max(0, shortAtoms);
+    plan.costAtoms = Math.max(0, valueSold - proceeds);
+    return plan;
+  }
+
+  /** The manager's unwind (UnwindVault): the quotes cancelled, then IOC sells toward `cashAtoms` of free cash. */
   private unwind(body: UnwindVault): ResultCode {
     const vault = this.vault(body.vaultId);
     if (vault === undefined) return VaultsResult.vaultNotFound;
     if (!Number.isSafeInteger(body.cashAtoms) || body.cashAtoms < 1 || body.cashAtoms > amountAtomsMax) return VaultsResult.invalidAmount;
-    const ledger = this.port.ledger;
-    let placed = false;
-    // Pair by pair, in the vault's order, until the free cash reaches what is wanted.
-    for (const pair of vault.pairs) {
-      const shortAtoms = body.cashAtoms - ledger.availableAtoms(vault.account, vault.quote.index);
-      if (shortAtoms <= 0) break;
-      const priceE8 = this.prices.priceE8(pair.base.symbol);
-      // Sell what the shortfall is worth at the limit price (the worst the IOC accepts), in whole lots, rounded up.
-      const limitE8 = Math.floor((priceE8 * (10_000 - unwindSlippageBps)) / 10_000);
-      if (limitE8 < 1) continue;
-      const wantedAtoms = baseAtomsForValue(shortAtoms, limitE8, pair.base.decimals, pair.quote.decimals) + pair.baseAtomsPerLot;
-      const availableLots = Math.floor(ledger.availableAtoms(vault.account, pair.base.index) / pair.baseAtomsPerLot);
-      const lots = Math.min(Math.ceil(wantedAtoms / pair.baseAtomsPerLot), availableLots, pair.quantityLotsMax);
-      const priceTicks = this.ticksAt(pair, limitE8, false);
-      if (lots < 1 || priceTicks < 1) continue;
-      // A refused placement changes nothing, so the command is refused only when no order ran at all.
-      if (this.place(vault, pair, 1, lots, priceTicks, true) === Result.ok) placed = true;
+    const plan = this.planUnwind(vault, body.cashAtoms, false);
+    // Nothing to sell (or nothing missing): refused, and nothing changed.
+    if (plan.orders.length === 0) return VaultsResult.illiquid;
+    this.cancelQuotes(vault);
+    for (const sell of plan.orders) {
+      const result = this.place(vault, sell.pair, 1, sell.lots, sell.priceTicks, true);
+      assert(result === Result.ok, 'a planned unwind sell was refused');
     }
-    return placed ? Result.ok : VaultsResult.illiquid;
+    this.emitNav(vault);
+    return Result.ok;
   }
 
   private remember(userId: number, key: string): void {
@@ -410,9 +513,64 @@ export class Vaults implements DomainModule {
       filledNotionalAtoms: report.filledNotionalAtoms,
       baseAtoms: ledger.availableAtoms(vault.account, pair.base.index) + ledger.heldAtoms(vault.account, pair.base.index),
       unwind,
+      quote: false,
     };
     this.port.emit(domainEvent(VaultsEventType.traded, event));
     return Result.ok;
+  }
+
+  /**
+   * Places one post-only GTC limit order of the vault's account (a market-making quote) through the client
+   * path and remembers its id. Post-only never takes, so an accepted quote rests; a refused one (it would
+   * cross, no room) changes nothing but its OrderRejected.
+   */
+  private placeQuote(vault: Vault, pair: Pair, side: 0 | 1, lots: number, priceTicks: number): void {
+    const order = this.order;
+    order.orderId = this.port.nextOrderId();
+    order.userId = domainUserId(vaultsDomainId, vault.vaultId);
+    order.mode = vault.mode;
+    order.pairId = pair.id;
+    order.side = side;
+    order.quantityLots = lots;
+    order.priceTicks = priceTicks;
+    order.timeInForce = TimeInForce.gtc;
+    order.postOnly = true;
+    const result = this.port.placeGroupOrder(order, GroupKind.none, vault.vaultId, false);
+    order.timeInForce = TimeInForce.ioc;
+    order.postOnly = false;
+    if (result === Result.ok) vault.quoteIds.push(order.orderId);
+  }
+
+  /** Cancels the vault's quotes still live (their holds come back); filled ones are simply forgotten. */
+  private cancelQuotes(vault: Vault): void {
+    const userId = domainUserId(vaultsDomainId, vault.vaultId);
+    for (const orderId of vault.quoteIds) this.port.cancelGroupOrder(userId, vault.mode, orderId);
+    vault.quoteIds = [];
+  }
+
+  /** The port's fill listener: a taker reached one of a vault's quotes (VaultTraded with `quote`). */
+  private onFill(fill: TradeExecuted | AmmFill): void {
+    if (fill.kind !== EventKind.tradeExecuted) return;
+    const vaultId = fill.makerUserId - domainUserId(vaultsDomainId, 0);
+    const vault = vaultId >= 1 ? this.vault(vaultId) : undefined;
+    if (vault === undefined || vault.mode !== fill.mode || !vault.quoteIds.includes(fill.makerOrderId)) return;
+    const pair = vault.pairs.find((candidate) => candidate.id === fill.pairId);
+    if (pair === undefined) return;
+    const ledger = this.port.ledger;
+    const event: VaultTraded = {
+      vaultId: vault.vaultId,
+      pairId: pair.id,
+      orderId: fill.makerOrderId,
+      side: fill.takerSide === 0 ? 1 : 0,
+      filledLots: fill.quantityLots,
+      filledNotionalAtoms: fill.notionalAtoms,
+      baseAtoms: ledger.availableAtoms(vault.account, pair.base.index) + ledger.heldAtoms(vault.account, pair.base.index),
+      unwind: false,
+      quote: true,
+    };
+    this.port.emit(domainEvent(VaultsEventType.traded, event));
+    // The fill changed the vault's cash and base: its readers see the revaluation at once.
+    this.emitNav(vault);
   }
 
   // -------------------------------------------------------------------------------------------------
@@ -460,6 +618,8 @@ export class Vaults implements DomainModule {
   }
 
   private runStrategy(vault: Vault, nowMs: number): void {
+    // Quotes are refreshed at every run: the old ones go first, even when the vault cannot quote now.
+    if (vault.quoteIds.length > 0) this.cancelQuotes(vault);
     const value = this.valuation(vault);
     if (value.pricesE8.some((priceE8) => priceE8 === 0) || vault.totalShares === 0) return;
     vault.pairs.forEach((_, index) => {
@@ -467,6 +627,43 @@ export class Vaults implements DomainModule {
       memory.push(value.pricesE8[index]!);
       if (memory.length > priceMemoryMax) memory.shift();
     });
+    if (vault.strategy === Strategy.marketMaking) this.quote(vault, value);
+    else this.rebalance(vault, value);
+    this.emitNav(vault, nowMs);
+    this.sample(vault, nowMs);
+  }
+
+  /**
+   * The market maker's quotes for each pair: a bid and an ask `quoteHalfSpreadBps` either side of the
+   * oracle price, both shifted by the inventory skew: skewBps = quoteHalfSpreadBps × (baseBps − 5 000) /
+   * 10 000, where baseBps is the base's share of NAV, so a vault long the base quotes lower (buys less
+   * eagerly, sells more) and one short of it higher, by at most half the half-spread. Each quote is at
+   * most `quoteSizeBps` of NAV; the bid within 95 % of the free cash (room for the fee), the ask within
+   * the free base.
+   */
+  private quote(vault: Vault, value: Valuation): void {
+    const ledger = this.port.ledger;
+    vault.pairs.forEach((pair, index) => {
+      const priceE8 = value.pricesE8[index]!;
+      const heldValue = baseValueAtoms(value.baseAtoms[index]!, priceE8, pair.base.decimals, pair.quote.decimals);
+      const baseBps = value.navAtoms > 0 ? Math.floor((heldValue * 10_000) / value.navAtoms) : 0;
+      const skewBps = Math.trunc((quoteHalfSpreadBps * (baseBps - 5_000)) / 10_000);
+      const bidE8 = Math.floor((priceE8 * (10_000 - quoteHalfSpreadBps - skewBps)) / 10_000);
+      const askE8 = Math.floor((priceE8 * (10_000 + quoteHalfSpreadBps - skewBps)) / 10_000);
+      const sizeAtoms = Math.floor((value.navAtoms * quoteSizeBps) / 10_000);
+      const bidAtoms = Math.min(sizeAtoms, Math.floor((ledger.availableAtoms(vault.account, pair.quote.index) * 95) / 100));
+      const bidTicks = bidE8 < 1 ? 0 : this.ticksAt(pair, bidE8, false);
+      const askTicks = askE8 < 1 ? 0 : this.ticksAt(pair, askE8, true);
+      const bidLots = bidE8 < 1 ? 0 : Math.min(Math.floor(baseAtomsForValue(bidAtoms, bidE8, pair.base.decimals, pair.quote.decimals) / pair.baseAtomsPerLot), pair.quantityLotsMax);
+      const askLots = askE8 < 1 ? 0 : Math.min(Math.floor(baseAtomsForValue(sizeAtoms, askE8, pair.base.decimals, pair.quote.decimals) / pair.baseAtomsPerLot), Math.floor(ledger.availableAtoms(vault.account, pair.base.index) / pair.baseAtomsPerLot), pair.quantityLotsMax);
+      if (bidLots >= 1 && bidTicks >= 1) this.placeQuote(vault, pair, 0, bidLots, bidTicks);
+      if (askLots >= 1 && askTicks > bidTicks) this.placeQuote(vault, pair, 1, askLots, askTicks);
+    });
+    assert(vault.quoteIds.length <= quotesPerPairMax * vault.pairs.length, 'more quotes than the bound');
+  }
+
+  /** The other strategies: one IOC order per pair toward the target share of NAV. */
+  private rebalance(vault: Vault, value: Valuation): void {
     const targets = Vaults.targetBps(vault.strategy, vault.pricesE8);
     const ledger = this.port.ledger;
     vault.pairs.forEach((pair, index) => {
@@ -486,7 +683,18 @@ export class Vaults implements DomainModule {
       // A refused order (no liquidity to hold against, a full book) changes nothing; the next run tries again.
       if (lots >= 1 && priceTicks >= 1) this.place(vault, pair, side, lots, priceTicks, false);
     });
-    this.emitNav(vault, nowMs);
+  }
+
+  /** Records the run's NAV as the point of its hour in the vault's history (VaultNavSampled). */
+  private sample(vault: Vault, nowMs: number): void {
+    const value = this.valuation(vault);
+    const history = vault.navHistory;
+    const replaced = history.length >= 3 && Math.floor(history[history.length - 3]! / navSampleMs) === Math.floor(nowMs / navSampleMs);
+    if (replaced) history.length -= 3;
+    history.push(nowMs, value.navAtoms, vault.totalShares);
+    if (history.length > navHistoryMax * 3) history.splice(0, 3);
+    const event: VaultNavSampled = { vaultId: vault.vaultId, atMs: nowMs, navAtoms: value.navAtoms, totalShares: vault.totalShares, replaced };
+    this.port.emit(domainEvent(VaultsEventType.navSampled, event));
   }
 
   private emitNav(vault: Vault, atMs = this.port.commandTimeMs()): void {
@@ -528,7 +736,7 @@ export class Vaults implements DomainModule {
     return this.vaults.map((vault): VaultRow => {
       const holders: number[] = [];
       for (const [userId, holder] of vault.holders) holders.push(userId, holder.shares, holder.costAtoms);
-      return [vault.vaultId, vault.slug, vault.strategy, vault.pairs.map((pair) => pair.id), vault.mode, vault.ownerUserId, vault.totalShares, holders, vault.pricesE8.map((prices) => [...prices])];
+      return [vault.vaultId, vault.slug, vault.strategy, vault.pairs.map((pair) => pair.id), vault.mode, vault.ownerUserId, vault.totalShares, holders, vault.pricesE8.map((prices) => [...prices]), [...vault.quoteIds], [...vault.navHistory]];
     });
   }
 
@@ -545,9 +753,13 @@ export class Vaults implements DomainModule {
       throw new Error('vaults snapshot: malformed');
     }
     if (data.vaults.length > vaultsMax || data.keys.length > idempotencyKeysMax) throw new Error('vaults snapshot: too large');
-    for (const [index, row] of data.vaults.entries()) {
-      if (!Array.isArray(row) || row.length !== 9) throw new Error('vaults snapshot: malformed vault');
-      const [vaultId, slug, strategy, pairIds, mode, ownerUserId, totalShares, holders, prices] = row;
+    for (const [index, stored] of data.vaults.entries()) {
+      const row = stored as unknown[];
+      // Snapshots written before quotes and NAV history had 9 fields: those vaults have neither.
+      if (!Array.isArray(row) || (row.length !== 9 && row.length !== 11)) throw new Error('vaults snapshot: malformed vault');
+      const [vaultId, slug, strategy, pairIds, mode, ownerUserId, totalShares, holders, prices] = row as VaultRow;
+      const quoteIds: unknown = row.length === 11 ? row[9] : [];
+      const navHistory: unknown = row.length === 11 ? row[10] : [];
       const pairs = Array.isArray(pairIds) && pairIds.length >= 1 && pairIds.length <= basketPairsMax ? pairIds.map((pairId) => (integer(pairId) ? this.port.markets.pairById(pairId) : undefined)) : [undefined];
       if (vaultId !== index + 1 || !isSlug(slug) || ![strategy, mode, ownerUserId, totalShares].every(integer) || pairs.includes(undefined) || (mode !== 0 && mode !== 1)) {
         throw new Error('vaults snapshot: malformed vault');
@@ -556,12 +768,16 @@ export class Vaults implements DomainModule {
       if (!Array.isArray(holders) || holders.length % 3 !== 0 || !holders.every(integer) || !Array.isArray(prices) || prices.length !== pairs.length || !prices.every(memoryFits)) {
         throw new Error('vaults snapshot: malformed holders');
       }
+      if (!Array.isArray(quoteIds) || quoteIds.length > quotesPerPairMax * pairs.length || !quoteIds.every(integer)) throw new Error('vaults snapshot: malformed quotes');
+      if (!Array.isArray(navHistory) || navHistory.length % 3 !== 0 || navHistory.length > navHistoryMax * 3 || !navHistory.every(integer)) throw new Error('vaults snapshot: malformed NAV history');
       const account = this.port.ledger.find(domainUserId(vaultsDomainId, vaultId), mode);
       if (account === noAccount) throw new Error('vaults snapshot: a vault without its account');
       const vault = new Vault(vaultId, slug, strategy as Strategy, pairs as Pair[], mode, ownerUserId, account);
       vault.totalShares = totalShares;
       for (let at = 0; at < holders.length; at += 3) vault.holders.set(holders[at]!, new Holder(holders[at + 1]!, holders[at + 2]!));
       prices.forEach((memory, at) => vault.pricesE8[at]!.push(...memory));
+      vault.quoteIds = [...(quoteIds as number[])];
+      for (const value of navHistory as number[]) vault.navHistory.push(value);
       this.vaults.push(vault);
     }
     for (const key of data.keys) {
