@@ -77,6 +77,7 @@ export function accountRoutes(context: ShellContext): Route[] {
       summary:
         'Portfolio of the caller, live or paper: every asset held with its price and value in USDC (last trade of ASSET/USDC), the total, open orders per pair, and positions',
       tags: ['Account'],
+      errors: [],
       query: modeQuery,
       response: portfolioSchema,
       handler: (request) => {
@@ -140,6 +141,7 @@ export function accountRoutes(context: ShellContext): Route[] {
       rateLimit: 'general',
       summary: 'Token balances of the caller (available, held in open orders, total), live or paper',
       tags: ['Account'],
+      errors: [],
       query: modeQuery,
       response: closed({ user_id: userIdField, mode: modeField, balances: Type.Array(balanceSchema, { description: 'every asset of the platform, in asset order' }) }),
       handler: (request) => {

@@ -82,6 +82,7 @@ export function adminRoutes(context: ShellContext): Route[] {
       auth: 'admin',
       rateLimit: 'none',
       tags,
+      errors: [],
       summary: 'Counters of the running server: seqs, group commit (durable batches and commands), read-model lag, stream connections',
       response: closed({
         last_seq: count('the last seq handed out'),

@@ -52,6 +52,7 @@ export function apiKeyRoutes(context: ShellContext): Route[] {
       auth: 'bearer',
       rateLimit: 'general',
       tags,
+      errors: [],
       summary: 'List API keys, masked',
       response: closed({ api_keys: Type.Array(apiKeySchema) }),
       handler: (request) => ({ body: { api_keys: keys.list(request.principal!.userId).map(keyView) } }),

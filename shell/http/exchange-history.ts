@@ -316,6 +316,7 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       auth: 'none',
       rateLimit: 'general',
       tags,
+      errors: [],
       summary: 'Every trading pair with its 24-hour ticker in one call: the ticker fields plus base, quote, tick and lot sizes',
       response: closed({ markets: Type.Array(marketSchema, { description: 'in the order of GET /pairs' }), timestamp: timestamp('when this answer was made') }),
       handler: () => ({

@@ -455,6 +455,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
       rateLimit: 'orders',
       weight: (body) => ((body as { order_ids?: unknown[] } | undefined)?.order_ids?.length ?? 1),
       tags,
+      errors: [],
       summary: 'Cancel up to 100 orders by id; a result per id',
       query: modeQuery,
       response: closed({

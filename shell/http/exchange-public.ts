@@ -237,6 +237,7 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
       auth: 'none',
       rateLimit: 'general',
       tags,
+      errors: [],
       summary: 'List the trading pairs with their tick and lot sizes and fees',
       response: closed({ pairs: Type.Array(pairSchema) }),
       handler: () => ({ body: { pairs: context.markets.pairs.map((pair) => pairRecord(pair, context.durable.engine.settings)) } }),
@@ -248,6 +249,7 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
       auth: 'none',
       rateLimit: 'general',
       tags,
+      errors: [],
       summary: 'Server time',
       response: closed({ server_time: timestamp(), timestamp_ms: Type.Integer({ minimum: 0, description: 'Unix milliseconds' }) }),
       handler: () => {

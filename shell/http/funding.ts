@@ -216,6 +216,7 @@ export function fundingRoutes(context: ShellContext): Route[] {
       auth: 'bearer',
       rateLimit: 'general',
       tags: ['Funding'],
+      errors: [],
       summary: 'The withdrawal whitelist, each address with its status (cooling or usable) and when it becomes usable',
       response: closed({ addresses: Type.Array(whitelistEntrySchema) }),
       handler: (request) => ({ body: { addresses: addresses.list(request.principal!.userId).map(whitelistRecord) } }),
@@ -248,6 +249,7 @@ export function fundingRoutes(context: ShellContext): Route[] {
       permission: 'read',
       rateLimit: 'general',
       tags: ['Funding'],
+      errors: [],
       summary: 'The caller s deposit address on each chain, with the assets each chain carries',
       response: closed({
         user_id: userIdField,
@@ -312,6 +314,7 @@ export function fundingRoutes(context: ShellContext): Route[] {
       permission: 'read',
       rateLimit: 'general',
       tags: ['Funding'],
+      errors: [],
       summary: 'The caller s withdrawals, newest first; limit 1..500 (100), before (a withdrawal id)',
       response: closed({
         withdrawals: Type.Array(withdrawalSchema, { description: 'newest first' }),

@@ -96,6 +96,7 @@ export function twoFactorRoutes(context: ShellContext): Route[] {
       auth: 'bearer',
       rateLimit: 'general',
       tags,
+      errors: [],
       summary: 'Whether 2FA is enabled',
       response: enabledSchema,
       handler: (request) => ({ body: { enabled: twoFactor.enabled(request.principal!.userId) } }),
