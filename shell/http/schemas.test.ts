@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AjvModule from 'ajv';
+import { Type } from '@sinclair/typebox';
 import { loadConfig } from '../config.ts';
 import { silentLog } from '../log.ts';
 import { startServer } from '../server.ts';
@@ -138,6 +139,8 @@ test('the shared records refuse what the API never answers', () => {
   const error = ajv.compile(errorSchema);
   assert.ok(error({ error: { code: 'ORDER_NOT_FOUND', message: 'no such order' } }));
   assert.ok(!error({ error: { code: 'ORDER_NOT_FOUND' } }) && !error({ code: 'X', message: 'y' }));
+  // The closedness check itself sees an open object, also inside a union.
+  assert.deepEqual(openObjects(Type.Union([Type.Null(), Type.Object({ a: Type.Object({ b: Type.String() }) }, { additionalProperties: false })]), 'x', []), ['x.anyOf[1].a']);
   // A placement record has fills and no fee; a stored one has fees and no fills.
   assert.ok(placedOrderSchema.required?.includes('fills') && !('fee' in placedOrderSchema.properties));
   assert.ok(storedOrderSchema.required?.includes('updated_at') && !('fills' in storedOrderSchema.properties));
