@@ -27,7 +27,18 @@ export function adminRoutes(context: ShellContext): Route[] {
       auth: 'admin',
       rateLimit: 'none',
       tags,
-      errors: ['UNKNOWN_ASSET', ...[Result.invalidNumber, Result.negativeValue, Result.zeroValue, Result.tooManyDecimals, Result.valueTooLarge, Result.balanceLimit, Result.tooManyAccounts].map(resultCode)],
+      errors: [
+        'UNKNOWN_ASSET',
+        ...[
+          Result.invalidNumber,
+          Result.negativeValue,
+          Result.zeroValue,
+          Result.tooManyDecimals,
+          Result.valueTooLarge,
+          Result.balanceLimit,
+          Result.tooManyAccounts,
+        ].map(resultCode),
+      ],
       summary: 'Credit a live account (the embedded chain simulator deposit); journaled',
       response: closed({
         user_id: userIdField,

@@ -13,8 +13,17 @@ const tags = ['Exchange'];
 const pairNotFound = ['PAIR_NOT_FOUND'];
 
 /** One aggregated price level of the order book. */
-const levelSchema = closed({ price: decimalString(), quantity: decimalString('base quantity resting at this price'), orders: Type.Integer({ minimum: 1, description: 'orders resting at this price' }) });
-const bookSchema = closed({ symbol: symbolField, pair: pairField, bids: Type.Array(levelSchema, { description: 'best (highest) first' }), asks: Type.Array(levelSchema, { description: 'best (lowest) first' }) });
+const levelSchema = closed({
+  price: decimalString(),
+  quantity: decimalString('base quantity resting at this price'),
+  orders: Type.Integer({ minimum: 1, description: 'orders resting at this price' }),
+});
+const bookSchema = closed({
+  symbol: symbolField,
+  pair: pairField,
+  bids: Type.Array(levelSchema, { description: 'best (highest) first' }),
+  asks: Type.Array(levelSchema, { description: 'best (lowest) first' }),
+});
 
 /** A hybrid-book row: a price level of the order book, or an AMM pool's depth at one price. */
 const hybridRowSchema = Type.Union([

@@ -50,7 +50,15 @@ const withdrawErrors = [
   'DESTINATION_NOT_VERIFIED',
   'WITHDRAWAL_IN_PROGRESS',
   'REFERENCE_REUSED',
-  ...[Result.invalidNumber, Result.negativeValue, Result.zeroValue, Result.tooManyDecimals, Result.valueTooLarge, Result.insufficientBalance, Result.invalidDestination].map(resultCode),
+  ...[
+    Result.invalidNumber,
+    Result.negativeValue,
+    Result.zeroValue,
+    Result.tooManyDecimals,
+    Result.valueTooLarge,
+    Result.insufficientBalance,
+    Result.invalidDestination,
+  ].map(resultCode),
 ];
 
 const decimal = { oneOf: [{ type: 'string', minLength: 1, maxLength: 40 }, { type: 'number' }] };
