@@ -9,7 +9,7 @@ import type { ShellContext } from '../context.ts';
 import { keyView, keysPerUserMax, type Permission } from '../auth/api-keys.ts';
 import { decoyHash, verifyPassword } from '../auth/passwords.ts';
 import { Type } from '@sinclair/typebox';
-import { apiKeySchema, closed, createdApiKeyFields, tokenFields, userIdField } from './schemas.ts';
+import { apiKeySchema, closed, createdApiKeyFields, objectUnion, tokenFields, userIdField } from './schemas.ts';
 
 const tags = ['API keys'];
 const createdKeySchema = closed(createdApiKeyFields);
@@ -103,7 +103,7 @@ export function apiKeyRoutes(context: ShellContext): Route[] {
       status: 201,
       errors: ['UNAUTHENTICATED', 'INVALID_TOKEN', 'INVALID_CREDENTIALS', 'TWO_FACTOR_REQUIRED', 'TOO_MANY_API_KEYS'],
       summary: 'Create an API key with a bearer session and key_name, or in one call with email, password and key_name',
-      response: Type.Union([
+      response: objectUnion([
         createdKeySchema,
         closed(
           { ...createdApiKeyFields, ...tokenFields, user_id: userIdField },

@@ -8,7 +8,7 @@ import type { Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
 import { decoyHash, hashPassword, verifyPassword } from '../auth/passwords.ts';
 import { Type } from '@sinclair/typebox';
-import { closed, tokenFields, tokenSchema, userIdField } from './schemas.ts';
+import { closed, objectUnion, tokenFields, tokenSchema, userIdField } from './schemas.ts';
 
 const tags = ['Auth'];
 
@@ -67,7 +67,7 @@ export function authRoutes(context: ShellContext): Route[] {
       tags,
       errors: ['INVALID_CREDENTIALS'],
       summary: 'Log in with email and password; returns an access token (JWT) and a refresh token',
-      response: Type.Union([
+      response: objectUnion([
         closed({ ...tokenFields, requires_2fa: Type.Literal(false), user_id: userIdField }),
         closed(
           {

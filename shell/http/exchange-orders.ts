@@ -34,7 +34,7 @@ import { ReadModelsBusyError } from '../read-models/read-models.ts';
 import { ensurePaperAccount } from './paper.ts';
 import { pairOf } from './exchange-public.ts';
 import { Type } from '@sinclair/typebox';
-import { closed, decimalString, errorSchema, id, modeField, nullable, oneOf, placedOrderSchema, sideField, symbolField } from './schemas.ts';
+import { closed, decimalString, errorSchema, id, modeField, nullable, objectUnion, oneOf, placedOrderSchema, sideField, symbolField } from './schemas.ts';
 
 const tags = ['Exchange'];
 
@@ -91,7 +91,7 @@ const cancelledSchema = closed({
   remaining_quantity: decimalString('the quantity that was still open'),
 });
 
-const amendedSchema = Type.Union([
+const amendedSchema = objectUnion([
   closed({
     order_id: id(),
     price: decimalString('the price it rests at now'),

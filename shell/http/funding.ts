@@ -28,13 +28,13 @@ import { pairOf } from './exchange-public.ts';
 import { isoTime } from './order-json.ts';
 import type { RequestContext, Route } from './route-table.ts';
 import { Type } from '@sinclair/typebox';
-import { closed, nullable, userIdField, whitelistEntrySchema, withdrawalFields, withdrawalSchema } from './schemas.ts';
+import { closed, nullable, objectUnion, userIdField, whitelistEntrySchema, withdrawalFields, withdrawalSchema } from './schemas.ts';
 
 /**
  * A withdrawal's answer: the record, and `duplicate: true` when a retry with the same client_withdrawal_id
  * got the first withdrawal back (200) rather than a new one (201).
  */
-const withdrawAnswer = Type.Union([
+const withdrawAnswer = objectUnion([
   withdrawalSchema,
   closed({ ...withdrawalFields, duplicate: Type.Literal(true, { description: 'this is the earlier withdrawal with the same client_withdrawal_id' }) }),
 ]);

@@ -119,6 +119,8 @@ test('every route of the shell s own files declares tags, errors and a closed re
       assert.ok((route.tags?.length ?? 0) > 0, `${name}: tags`);
       assert.ok(route.errors !== undefined, `${name}: errors`);
       assert.ok(route.response !== undefined, `${name}: response`);
+      // MCP takes a tool's output schema only when its root is an object schema.
+      assert.equal(route.response['type'], 'object', `${name}: the answer is an object`);
       assert.doesNotThrow(() => ajv.compile(route.response!), `${name}: the response schema compiles`);
       assert.deepEqual(openObjects(route.response, 'response', []), [], `${name}: every object of the answer is closed`);
     }

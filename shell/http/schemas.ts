@@ -22,6 +22,14 @@ export function closed<T extends TProperties>(properties: T, options: ObjectOpti
   return Type.Object(properties, { additionalProperties: false, ...options });
 }
 
+/**
+ * An answer that is one of several object shapes. The root says `type: object` as well: MCP requires a
+ * tool's output schema to be an object schema, and a bare union would lose it.
+ */
+export function objectUnion<T extends TSchema[]>(variants: [...T], options: { description?: string } = {}) {
+  return Type.Union(variants, { type: 'object', ...options });
+}
+
 /** One of a fixed list of words. */
 export function oneOf(names: readonly string[], options: { description?: string } = {}) {
   return Type.Union(
