@@ -25,6 +25,7 @@ import {
   candleSchema,
   closed,
   decimalString,
+  nextBeforeField,
   nullable,
   ownFillSchema,
   pairField,
@@ -38,7 +39,6 @@ import {
 
 const tags = ['Exchange'];
 const pairNotFound = ['PAIR_NOT_FOUND'];
-const nextBefore = nullable(Type.String({ pattern: '^[0-9]{1,16}$', description: 'pass as `before` for the next page; null on the last one' }));
 const tickerSchema = closed({ ...tickerSchemaFields, timestamp: timestamp('when this answer was made') });
 /** A pair with its ticker, as GET /exchange/markets lists them. */
 const marketSchema = closed({
@@ -227,7 +227,7 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       errors: pairNotFound,
       summary: 'The caller s orders on this pair (any status), newest first; limit 1..500 (100), before (order id), status, mode',
       query: pagedQuery({ status: { enum: storedStatuses } }),
-      response: closed({ orders: Type.Array(storedOrderSchema, { description: 'newest first' }), next_before: nextBefore }),
+      response: closed({ orders: Type.Array(storedOrderSchema, { description: 'newest first' }), next_before: nextBeforeField }),
       handler: (request) =>
         committed(() => {
           const pair = pairOf(context, request.params['symbol']);
@@ -277,7 +277,7 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       errors: pairNotFound,
       summary: 'Recent public trades of the live book, newest first; limit 1..1000 (100), before (trade id); side is the taker s',
       query: { type: 'object', additionalProperties: false, properties: { limit: text, before: text } },
-      response: closed({ symbol: symbolField, pair: pairField, trades: Type.Array(tradeSchema, { description: 'newest first' }), next_before: nextBefore }),
+      response: closed({ symbol: symbolField, pair: pairField, trades: Type.Array(tradeSchema, { description: 'newest first' }), next_before: nextBeforeField }),
       handler: (request) =>
         committed(() => {
           const pair = pairOf(context, request.params['symbol']);
@@ -298,7 +298,7 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       errors: pairNotFound,
       summary: 'The caller s fills on this pair, newest first, each with role (maker or taker), fee and order id; limit, before, mode',
       query: pagedQuery(),
-      response: closed({ trades: Type.Array(ownFillSchema, { description: 'newest first' }), next_before: nextBefore }),
+      response: closed({ trades: Type.Array(ownFillSchema, { description: 'newest first' }), next_before: nextBeforeField }),
       handler: (request) =>
         committed(() => {
           const pair = pairOf(context, request.params['symbol']);

@@ -28,7 +28,7 @@ import { pairOf } from './exchange-public.ts';
 import { isoTime } from './order-json.ts';
 import type { RequestContext, Route } from './route-table.ts';
 import { Type } from '@sinclair/typebox';
-import { closed, nullable, objectUnion, userIdField, whitelistEntrySchema, withdrawalFields, withdrawalSchema } from './schemas.ts';
+import { closed, nextBeforeField, objectUnion, userIdField, whitelistEntrySchema, withdrawalFields, withdrawalSchema } from './schemas.ts';
 
 /**
  * A withdrawal's answer: the record, and `duplicate: true` when a retry with the same client_withdrawal_id
@@ -326,7 +326,7 @@ export function fundingRoutes(context: ShellContext): Route[] {
       summary: 'The caller s withdrawals, newest first; limit 1..500 (100), before (a withdrawal id)',
       response: closed({
         withdrawals: Type.Array(withdrawalSchema, { description: 'newest first' }),
-        next_before: nullable(Type.String({ pattern: '^[0-9]{1,16}$', description: 'pass as `before` for the next page; null on the last one' })),
+        next_before: nextBeforeField,
       }),
       query: {
         type: 'object',

@@ -62,6 +62,9 @@ export function timestamp(description?: string) {
   });
 }
 
+/** `before` of the next page of a list that pages backwards by id; null on the last page. */
+export const nextBeforeField = nullable(Type.String({ pattern: '^[0-9]{1,16}$', description: 'pass as `before` for the next page; null on the last one' }));
+
 export const symbolField = Type.String({ description: "the pair's base token symbol (ETH); the path's {symbol} is its slug" });
 export const pairField = Type.String({ description: 'the pair as BASE/QUOTE (ETH/USDC)' });
 export const assetField = Type.String({ description: 'an asset symbol (USDC)' });
