@@ -205,7 +205,7 @@ test('PUBLIC_BASE_URL is the server; untagged routes get their area\'s tag; two 
     operations(document).map((entry) => [entry.key, entry.operation.tags]),
     [
       ['GET /api/v1/exchange/pairs', ['Exchange']],
-      ['POST /auth/login', ['Authentication']],
+      ['POST /auth/login', ['Auth']],
       ['GET /legs/{leg2}/{Side}', ['Discovery']],
       ['GET /x', ['Arena']],
     ],

@@ -40,12 +40,12 @@ export const discoveryPaths = {
 
 /** The tag of a route declared without tags, by the first segment of its path (see the file's comment). */
 export const areaTags: Readonly<Record<string, string>> = {
-  auth: 'Authentication',
-  'api-keys': 'Authentication',
+  auth: 'Auth',
+  'api-keys': 'API keys',
   mcp: 'Agents',
   agents: 'Agents',
-  account: 'Account and funding',
-  funding: 'Account and funding',
+  account: 'Account',
+  funding: 'Funding',
   exchange: 'Exchange',
   clob: 'Exchange',
 };
@@ -58,9 +58,12 @@ export const defaultTag = 'Discovery';
  * describes fails the discovery test.
  */
 export const tagDescriptions: Readonly<Record<string, string>> = {
-  Authentication: 'Sign-up, login, token refresh, two-factor authentication and API keys.',
+  Auth: 'Sign-up, login, token refresh and two-factor authentication.',
+  'API keys': 'API keys: create (the secret shown once), list, change permissions, revoke; and the one-call key flow with email and password.',
   Agents: 'Agent self-registration (an `mcp_` key with its own rate) and the MCP endpoint.',
-  'Account and funding': 'Balances, portfolio, deposit addresses, withdrawal addresses and withdrawals.',
+  Account: 'Balances and the portfolio.',
+  Funding: 'Deposit addresses, the withdrawal whitelist and withdrawals.',
+  Admin: 'Operator routes (admin key only); not part of the public document.',
   Exchange:
     'The token exchange: pairs, books (own and hybrid with AMM pools), orders (limit, market, IOC, stop, batch, amend), TWAP and scale orders, trades, tickers and candles.',
   Discovery: 'Documents that describe the service: this OpenAPI document, the AsyncAPI document of the streams, llms.txt, SKILL.md and the agent card.',

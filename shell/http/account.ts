@@ -6,6 +6,26 @@ import type { Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
 import { pairOf } from './exchange-public.ts';
 import { paperStartingAtoms } from './paper.ts';
+import { Type } from '@sinclair/typebox';
+import { balanceSchema, closed, decimalString, modeField, nullable, pairField, symbolField, userIdField } from './schemas.ts';
+
+const portfolioSchema = closed({
+  user_id: userIdField,
+  mode: modeField,
+  valuation_asset: Type.String({ description: 'the asset values are given in (USDC)' }),
+  total_value: decimalString('the value of every priced asset, in valuation_asset'),
+  unpriced_assets: Type.Integer({ minimum: 0, description: 'assets held with no trade to price them, left out of the total' }),
+  assets: Type.Array(
+    closed({
+      ...balanceSchema.properties,
+      price: nullable(decimalString('last trade of ASSET/USDC (1 for USDC); null when it never traded')),
+      value: nullable(decimalString('total × price in valuation_asset, rounded down; null when unpriced')),
+    }),
+    { description: 'every asset with a non-zero balance' },
+  ),
+  open_orders: Type.Array(closed({ pair: pairField, count: Type.Integer({ minimum: 1 }) }), { description: 'open orders per pair' }),
+  positions: Type.Array(Type.Never(), { description: 'positions of the other domains: none are listed here yet' }),
+});
 
 /**
  * One asset's balance of an account: an account that does not exist yet has nothing, except a paper
@@ -56,7 +76,10 @@ export function accountRoutes(context: ShellContext): Route[] {
       rateLimit: 'general',
       summary:
         'Portfolio of the caller, live or paper: every asset held with its price and value in USDC (last trade of ASSET/USDC), the total, open orders per pair, and positions',
+      tags: ['Account'],
+      errors: [],
       query: modeQuery,
+      response: portfolioSchema,
       handler: (request) => {
         const userId = request.principal!.userId;
         const mode = request.query['mode'] === 'paper' ? 1 : 0;
@@ -117,7 +140,10 @@ export function accountRoutes(context: ShellContext): Route[] {
       permission: 'read',
       rateLimit: 'general',
       summary: 'Token balances of the caller (available, held in open orders, total), live or paper',
+      tags: ['Account'],
+      errors: [],
       query: modeQuery,
+      response: closed({ user_id: userIdField, mode: modeField, balances: Type.Array(balanceSchema, { description: 'every asset of the platform, in asset order' }) }),
       handler: (request) => {
         const userId = request.principal!.userId;
         const mode = request.query['mode'] === 'paper' ? 1 : 0;
@@ -135,7 +161,10 @@ export function accountRoutes(context: ShellContext): Route[] {
       permission: 'read',
       rateLimit: 'general',
       summary: "Trading balance for a pair: the caller's base and quote (available, held, total)",
+      tags: ['Exchange'],
+      errors: ['PAIR_NOT_FOUND'],
       query: modeQuery,
+      response: closed({ symbol: symbolField, pair: pairField, mode: modeField, base: balanceSchema, quote: balanceSchema }),
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
         const mode = request.query['mode'] === 'paper' ? 1 : 0;

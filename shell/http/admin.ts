@@ -10,6 +10,11 @@ import { ApiError, engineRefusal } from './errors.ts';
 import type { Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
 import { keyView, tiers, type Tier } from '../auth/api-keys.ts';
+import { Type } from '@sinclair/typebox';
+import { apiKeyFields, closed, decimalString, nullable, userIdField } from './schemas.ts';
+
+const tags = ['Admin'];
+const count = (description: string) => Type.Integer({ minimum: 0, description });
 
 const decimal = { oneOf: [{ type: 'string', maxLength: 40 }, { type: 'number' }] };
 
@@ -21,7 +26,27 @@ export function adminRoutes(context: ShellContext): Route[] {
       path: '/admin/v1/credit',
       auth: 'admin',
       rateLimit: 'none',
+      tags,
+      errors: [
+        'UNKNOWN_ASSET',
+        ...[
+          Result.invalidNumber,
+          Result.negativeValue,
+          Result.zeroValue,
+          Result.tooManyDecimals,
+          Result.valueTooLarge,
+          Result.balanceLimit,
+          Result.tooManyAccounts,
+        ].map(resultCode),
+      ],
       summary: 'Credit a live account (the embedded chain simulator deposit); journaled',
+      response: closed({
+        user_id: userIdField,
+        asset: Type.String(),
+        amount: decimalString('the amount credited'),
+        available: nullable(decimalString('the available balance as this credit left it')),
+        seq: Type.Integer({ minimum: 1, description: 'the journaled command' }),
+      }),
       body: {
         type: 'object',
         additionalProperties: false,
@@ -67,7 +92,23 @@ export function adminRoutes(context: ShellContext): Route[] {
       path: '/admin/v1/stats',
       auth: 'admin',
       rateLimit: 'none',
+      tags,
+      errors: [],
       summary: 'Counters of the running server: seqs, group commit (durable batches and commands), read-model lag, stream connections',
+      response: closed({
+        last_seq: count('the last seq handed out'),
+        durable_seq: count('the last seq on disk'),
+        durable_batches: count('journal batches made durable'),
+        durable_commands: count('commands in them'),
+        read_models_applied_seq: count('the last seq the read models committed'),
+        read_models_lag_commands: count('commands the read models have still to write'),
+        stream_connections: count('open WebSocket connections'),
+        amm_quotes_journaled: count('AMM quotes journaled'),
+        amm_quotes_refused: count('AMM quotes the engine refused'),
+        amm_fills_sent: count('fills sent to the AMM workers'),
+        amm_worker_restarts: count('AMM worker restarts'),
+        amm_quote_us: Type.Record(Type.String({ pattern: '^[0-9]+$' }), Type.Number({ minimum: 0 }), { description: 'the last quote time in microseconds, by pool id' }),
+      }),
       handler: () => {
         const sequencer = context.durable.sequencer;
         return {
@@ -94,7 +135,10 @@ export function adminRoutes(context: ShellContext): Route[] {
       path: '/admin/v1/api-keys/{key_id}',
       auth: 'admin',
       rateLimit: 'none',
+      tags,
+      errors: ['API_KEY_NOT_FOUND'],
       summary: "Set an API key's tier (STANDARD, PREMIUM, MARKET_MAKER, ADMIN), which sets its rate limits",
+      response: closed({ ...apiKeyFields, user_id: userIdField }),
       body: {
         type: 'object',
         additionalProperties: false,

@@ -8,11 +8,24 @@ import { ApiError } from './errors.ts';
 import type { Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
 import { hashPassword } from '../auth/passwords.ts';
+import { Type } from '@sinclair/typebox';
+import { closed, userIdField } from './schemas.ts';
 
 /** Requests per minute an agent key gets at registration (SPEC.md's example). */
 export const agentRequestsPerMinute = 60;
 export const agentsMax = 100_000;
 const trustLevel = 'recognized';
+
+/** The agent registration record of SPEC.md. */
+const registrationSchema = closed({
+  agent_id: Type.String({ format: 'uuid', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', description: "the agent's id" }),
+  user_id: userIdField,
+  api_key: Type.String({ pattern: '^mcp_', description: 'the agent key (mcp_…), shown only now' }),
+  api_secret: Type.String({ description: 'its secret, shown only now' }),
+  trust_level: Type.Literal(trustLevel),
+  rate_limits: closed({ requests_per_minute: Type.Integer({ minimum: 1, description: 'in each rate-limit class' }) }),
+  onboarding_url: Type.String({ description: 'where an agent starts reading (llms.txt)' }),
+});
 
 export function agentRoutes(context: ShellContext): Route[] {
   const { db, keys } = context.identity;
@@ -29,7 +42,11 @@ export function agentRoutes(context: ShellContext): Route[] {
       path: '/mcp/v1/register',
       auth: 'none',
       rateLimit: 'credentials',
+      tags: ['Agents'],
+      status: 201,
+      errors: ['REGISTRATION_CLOSED'],
       summary: 'Register an AI agent: an account and an mcp_ API key limited to its registered rate',
+      response: registrationSchema,
       body: {
         type: 'object',
         additionalProperties: false,

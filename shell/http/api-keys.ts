@@ -8,6 +8,11 @@ import type { Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
 import { keyView, keysPerUserMax, type Permission } from '../auth/api-keys.ts';
 import { decoyHash, verifyPassword } from '../auth/passwords.ts';
+import { Type } from '@sinclair/typebox';
+import { apiKeySchema, closed, createdApiKeyFields, objectUnion, tokenFields, userIdField } from './schemas.ts';
+
+const tags = ['API keys'];
+const createdKeySchema = closed(createdApiKeyFields);
 
 const keyName = { type: 'string', minLength: 1, maxLength: 64 };
 const permissions = { type: 'array', minItems: 1, maxItems: 2, uniqueItems: true, items: { enum: ['read', 'trade'] } };
@@ -29,7 +34,11 @@ export function apiKeyRoutes(context: ShellContext): Route[] {
       path: '/api/v1/api-keys',
       auth: 'bearer',
       rateLimit: 'general',
+      tags,
+      status: 201,
+      errors: ['TOO_MANY_API_KEYS'],
       summary: 'Create an API key; the key and its secret are returned once',
+      response: createdKeySchema,
       body: { type: 'object', additionalProperties: false, properties: { key_name: keyName, name: keyName, permissions } },
       handler: (request) => {
         const body = request.body as { key_name?: string; name?: string; permissions?: Permission[] };
@@ -42,7 +51,10 @@ export function apiKeyRoutes(context: ShellContext): Route[] {
       path: '/api/v1/api-keys',
       auth: 'bearer',
       rateLimit: 'general',
+      tags,
+      errors: [],
       summary: 'List API keys, masked',
+      response: closed({ api_keys: Type.Array(apiKeySchema) }),
       handler: (request) => ({ body: { api_keys: keys.list(request.principal!.userId).map(keyView) } }),
     },
     {
@@ -51,7 +63,10 @@ export function apiKeyRoutes(context: ShellContext): Route[] {
       path: '/api/v1/api-keys/{key_id}',
       auth: 'bearer',
       rateLimit: 'general',
+      tags,
+      errors: ['API_KEY_NOT_FOUND'],
       summary: 'Revoke an API key',
+      response: closed({ revoked: Type.Literal(true), api_key_id: Type.Integer({ minimum: 1 }) }),
       handler: (request) => {
         if (!keys.revoke(request.principal!.userId, idOf(request.params['key_id']))) throw new ApiError(404, 'API_KEY_NOT_FOUND', 'no such API key');
         return { body: { revoked: true, api_key_id: idOf(request.params['key_id']) } };
@@ -63,7 +78,10 @@ export function apiKeyRoutes(context: ShellContext): Route[] {
       path: '/api/v1/api-keys/{key_id}',
       auth: 'bearer',
       rateLimit: 'general',
+      tags,
+      errors: ['API_KEY_NOT_FOUND'],
       summary: 'Rename an API key or change its permissions',
+      response: apiKeySchema,
       body: { type: 'object', additionalProperties: false, minProperties: 1, properties: { key_name: keyName, name: keyName, permissions } },
       handler: (request) => {
         const userId = request.principal!.userId;
@@ -81,7 +99,17 @@ export function apiKeyRoutes(context: ShellContext): Route[] {
       path: '/auth/api-key',
       auth: 'none',
       rateLimit: 'credentials',
+      tags,
+      status: 201,
+      errors: ['UNAUTHENTICATED', 'INVALID_TOKEN', 'INVALID_CREDENTIALS', 'TWO_FACTOR_REQUIRED', 'TOO_MANY_API_KEYS'],
       summary: 'Create an API key with a bearer session and key_name, or in one call with email, password and key_name',
+      response: objectUnion([
+        createdKeySchema,
+        closed(
+          { ...createdApiKeyFields, ...tokenFields, user_id: userIdField },
+          { description: 'the one-call flow (email and password) also returns session tokens' },
+        ),
+      ]),
       body: {
         type: 'object',
         additionalProperties: false,

@@ -7,6 +7,10 @@ import { ApiError } from './errors.ts';
 import type { Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
 import { decoyHash, hashPassword, verifyPassword } from '../auth/passwords.ts';
+import { Type } from '@sinclair/typebox';
+import { closed, objectUnion, tokenFields, tokenSchema, userIdField } from './schemas.ts';
+
+const tags = ['Auth'];
 
 const email = { type: 'string', minLength: 3, maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+$' };
 const password = { type: 'string', minLength: 8, maxLength: 128 };
@@ -23,7 +27,11 @@ export function authRoutes(context: ShellContext): Route[] {
       path: '/auth/register',
       auth: 'none',
       rateLimit: 'credentials',
+      tags,
+      status: 201,
+      errors: ['EMAIL_TAKEN', 'USERNAME_TAKEN'],
       summary: 'Create an account; returns an access token, a refresh token and the user id',
+      response: closed({ ...tokenFields, user_id: userIdField }),
       body: {
         type: 'object',
         additionalProperties: false,
@@ -56,7 +64,21 @@ export function authRoutes(context: ShellContext): Route[] {
       path: '/auth/login',
       auth: 'none',
       rateLimit: 'credentials',
+      tags,
+      errors: ['INVALID_CREDENTIALS'],
       summary: 'Log in with email and password; returns an access token (JWT) and a refresh token',
+      response: objectUnion([
+        closed({ ...tokenFields, requires_2fa: Type.Literal(false), user_id: userIdField }),
+        closed(
+          {
+            requires_2fa: Type.Literal(true),
+            access_token: Type.String({ description: 'a limited token (5 minutes) that only POST /auth/2fa/verify accepts' }),
+            token_type: Type.Literal('bearer'),
+            user_id: userIdField,
+          },
+          { description: 'an account with 2FA: verify a code to get full tokens' },
+        ),
+      ]),
       body: { type: 'object', additionalProperties: false, required: ['email', 'password'], properties: { email, password: { type: 'string', maxLength: 128 } } },
       handler: async (request) => {
         const body = request.body as { email: string; password: string };
@@ -76,7 +98,10 @@ export function authRoutes(context: ShellContext): Route[] {
       path: '/auth/refresh',
       auth: 'none',
       rateLimit: 'credentials',
+      tags,
+      errors: ['INVALID_REFRESH_TOKEN', 'REFRESH_TOKEN_REUSED'],
       summary: 'Exchange a refresh token for a new access and refresh token (the old one stops working)',
+      response: tokenSchema,
       body: { type: 'object', additionalProperties: false, required: ['refresh_token'], properties: { refresh_token: { type: 'string', minLength: 1, maxLength: 256 } } },
       handler: async (request) => ({ body: await tokens.rotate((request.body as { refresh_token: string }).refresh_token) }),
     },

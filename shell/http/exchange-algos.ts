@@ -10,7 +10,7 @@
 import { CommandKind, Mode, OrderType, SelfTradePrevention, TimeInForce, modeNames, sideNames, type Command, type OrderRequest, type Side } from '../../engine/core/commands.ts';
 import { EventKind, TwapStatus, twapStatusNames, type EngineEvent } from '../../engine/core/events.ts';
 import { scaleOrdersMax, scaleOrdersMin, twapDurationMsMax, twapIntervalMsMax, twapIntervalMsMin, twapSlicesMax } from '../../engine/core/limits.ts';
-import { Result } from '../../engine/core/results.ts';
+import { Result, resultCode } from '../../engine/core/results.ts';
 import { formatPrice, formatQuantity, quantityToLots, type Pair } from '../../engine/core/units.ts';
 import { twapsOf } from '../../engine/domains/index.ts';
 import type { Twap } from '../../engine/domains/exchange-algos/twaps.ts';
@@ -22,6 +22,10 @@ import { pairOf } from './exchange-public.ts';
 import { averagePrice } from './order-json.ts';
 import { ensurePaperAccount } from './paper.ts';
 import type { Later, RequestContext, Route } from './route-table.ts';
+import { Type } from '@sinclair/typebox';
+import { closed, decimalString, id, modeField, nullable, oneOf, pairField, placedOrderSchema, sideField, symbolField, timestamp } from './schemas.ts';
+
+const tags = ['Exchange'];
 
 // ---------------------------------------------------------------------------------------------------
 // Schemas: what clients send and get back (the OpenAPI document is generated from them).
@@ -46,35 +50,28 @@ const twapBody = {
   },
 };
 
-const decimalText = { type: 'string' };
-const nullableDecimal = { type: ['string', 'null'] };
-
-const twapRecord = {
-  type: 'object',
-  required: ['twap_id', 'symbol', 'pair', 'side', 'quantity', 'filled_quantity', 'remaining_quantity', 'average_price', 'limit_price', 'mode', 'status', 'slices_total', 'slices_done', 'slices_refused', 'interval_seconds', 'duration_seconds', 'started_at', 'next_slice_at', 'ends_at', 'child_orders'],
-  properties: {
-    twap_id: { type: 'string' },
-    symbol: { type: 'string' },
-    pair: { type: 'string' },
-    side: { enum: ['buy', 'sell'] },
-    quantity: decimalText,
-    filled_quantity: decimalText,
-    remaining_quantity: decimalText,
-    average_price: nullableDecimal,
-    limit_price: nullableDecimal,
-    mode: { enum: ['live', 'paper'] },
-    status: { enum: [...twapStatusNames] },
-    slices_total: { type: 'integer' },
-    slices_done: { type: 'integer' },
-    slices_refused: { type: 'integer', description: 'slices after the first that the engine refused (e.g. INSUFFICIENT_BALANCE); they placed no order' },
-    interval_seconds: { type: 'integer' },
-    duration_seconds: { type: 'integer' },
-    started_at: { type: 'string', format: 'date-time' },
-    next_slice_at: { type: ['string', 'null'], format: 'date-time', description: 'null once the TWAP ended' },
-    ends_at: { type: 'string', format: 'date-time' },
-    child_orders: { type: 'array', items: { type: 'string' }, description: 'ids of the orders its slices placed, oldest first' },
-  },
-};
+const twapRecord = closed({
+  twap_id: id(),
+  symbol: symbolField,
+  pair: pairField,
+  side: sideField,
+  quantity: decimalString('total quantity in the base asset'),
+  filled_quantity: decimalString(),
+  remaining_quantity: decimalString('quantity minus filled_quantity'),
+  average_price: nullable(decimalString('average fill price; null before the first fill')),
+  limit_price: nullable(decimalString('limit of every slice; null for market slices')),
+  mode: modeField,
+  status: oneOf(twapStatusNames),
+  slices_total: Type.Integer({ minimum: 1 }),
+  slices_done: Type.Integer({ minimum: 0 }),
+  slices_refused: Type.Integer({ minimum: 0, description: 'slices after the first that the engine refused (e.g. INSUFFICIENT_BALANCE); they placed no order' }),
+  interval_seconds: Type.Integer({ minimum: 1 }),
+  duration_seconds: Type.Integer({ minimum: 1 }),
+  started_at: timestamp(),
+  next_slice_at: nullable(timestamp('null once the TWAP ended')),
+  ends_at: timestamp(),
+  child_orders: Type.Array(id(), { description: 'ids of the orders its slices placed, oldest first' }),
+});
 
 const distributions = ['flat', 'increasing', 'decreasing'] as const;
 type Distribution = (typeof distributions)[number];
@@ -95,21 +92,17 @@ const scaleBody = {
   },
 };
 
-const scaleAnswer = {
-  type: 'object',
-  required: ['scale_id', 'symbol', 'pair', 'side', 'quantity', 'count', 'distribution', 'mode', 'orders'],
-  properties: {
-    scale_id: { type: 'string' },
-    symbol: { type: 'string' },
-    pair: { type: 'string' },
-    side: { enum: ['buy', 'sell'] },
-    quantity: decimalText,
-    count: { type: 'integer' },
-    distribution: { enum: [...distributions] },
-    mode: { enum: ['live', 'paper'] },
-    orders: { type: 'array', items: { type: 'object', description: 'order records, as POST /orders answers them' } },
-  },
-};
+const scaleAnswer = closed({
+  scale_id: id(),
+  symbol: symbolField,
+  pair: pairField,
+  side: sideField,
+  quantity: decimalString('total quantity of all the orders'),
+  count: Type.Integer({ minimum: scaleOrdersMin, maximum: scaleOrdersMax }),
+  distribution: oneOf(distributions),
+  mode: modeField,
+  orders: Type.Array(placedOrderSchema, { description: 'the ladder from price_low to price_high, as POST /orders answers each order' }),
+});
 
 interface TwapBody {
   side: 'buy' | 'sell';
@@ -407,6 +400,23 @@ export function exchangeAlgoRoutes(context: ShellContext): Route[] {
     rateLimit: 'orders',
     // Each order of the ladder counts against the order rate, as in a batch.
     weight: (body) => Math.min(scaleOrdersMax, Math.max(1, Number((body as { count?: unknown } | undefined)?.count) || 1)),
+    tags,
+    status: 201,
+    errors: [
+      'PAIR_NOT_FOUND',
+      ...[
+        Result.invalidScale,
+        Result.scaleWouldTake,
+        Result.insufficientBalance,
+        Result.offTick,
+        Result.offLot,
+        Result.priceOutOfRange,
+        Result.quantityOutOfRange,
+        Result.tooManyOpenOrders,
+        Result.bookFull,
+        Result.tooManyPriceLevels,
+      ].map(resultCode),
+    ],
     summary,
     body: scaleBody,
     response: scaleAnswer,
@@ -426,6 +436,21 @@ export function exchangeAlgoRoutes(context: ShellContext): Route[] {
         `then one every interval_seconds (${twapIntervalMsMin / 1000}..${twapIntervalMsMax / 1000} s; at most ${twapDurationMsMax / 1000} s and ${twapSlicesMax} slices); ` +
         'each slice takes remaining / slices left (unfilled lots roll over; the last takes the rest) at limit_price, or at market without one; ' +
         'live or paper (mode, paper, is_paper). Answers 201 with the TWAP record after its first slice; a first slice the engine refuses (e.g. INSUFFICIENT_BALANCE) refuses the TWAP',
+      tags,
+      status: 201,
+      errors: [
+        'PAIR_NOT_FOUND',
+        ...[
+          Result.invalidTwapSchedule,
+          Result.insufficientBalance,
+          Result.offTick,
+          Result.offLot,
+          Result.priceOutOfRange,
+          Result.quantityOutOfRange,
+          Result.tooManyTwaps,
+          Result.twapsFull,
+        ].map(resultCode),
+      ],
       body: twapBody,
       response: twapRecord,
       handler: startTwap,
@@ -438,8 +463,10 @@ export function exchangeAlgoRoutes(context: ShellContext): Route[] {
       permission: 'read',
       rateLimit: 'general',
       summary: 'The caller\'s active TWAPs on this pair (?mode=paper for paper), oldest first: {"twaps": [TWAP records]}',
+      tags,
+      errors: ['PAIR_NOT_FOUND'],
       query: modeQuery,
-      response: { type: 'object', required: ['twaps'], properties: { twaps: { type: 'array', items: twapRecord } } },
+      response: closed({ twaps: Type.Array(twapRecord, { description: 'oldest first' }) }),
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
         const active = twaps.activeOf(request.principal!.userId, modeOf(request.query)).filter((twap) => twap.pairId === pair.id);
@@ -454,6 +481,8 @@ export function exchangeAlgoRoutes(context: ShellContext): Route[] {
       permission: 'trade',
       rateLimit: 'orders',
       summary: 'Cancel an active TWAP: no further slices (each slice is immediate-or-cancel, so none is left open). 200 with the final record (status cancelled); 404 for one that is not yours or has ended',
+      tags,
+      errors: ['PAIR_NOT_FOUND', 'TWAP_NOT_FOUND'],
       response: twapRecord,
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);

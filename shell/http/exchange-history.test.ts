@@ -178,6 +178,24 @@ test('order status, history, trades, fills, ticker, stats and chart over HTTP', 
     assert.deepEqual((await get('eth/stats')).json, { ...figures, circulating_supply: '120700000', market_cap: '360893000000.00', market_cap_asset: 'USDC' });
     const quiet = (await get('plat/stats')).json;
     assert.deepEqual([quiet['price'], quiet['change_24h'], quiet['volume_24h'], quiet['market_cap']], [null, null, '0.00', null]);
+
+    // Every pair with its ticker in one call: each pair's ticker as /ticker gives it, with its names and steps as /pairs does.
+    const markets = await get('markets');
+    assert.equal(markets.status, 200);
+    assert.equal(markets.json['timestamp'], '2026-01-01T11:30:00.000Z');
+    const { timestamp: _, ...ethFigures } = figures;
+    const eth = markets.json['markets'].find((market: Record<string, unknown>) => market['symbol'] === 'ETH');
+    assert.deepEqual(eth, { ...ethFigures, slug: 'eth', base: 'ETH', quote: 'USDC', tick_size: '0.01', lot_size: '0.0001' });
+    const pairs = (await get('pairs')).json['pairs'] as Array<Record<string, unknown>>;
+    assert.deepEqual(
+      markets.json['markets'].map((market: Record<string, unknown>) => [market['symbol'], market['pair'], market['slug'], market['base'], market['quote'], market['tick_size'], market['lot_size']]),
+      pairs.map((pair) => [pair['symbol'], pair['pair'], pair['slug'], pair['base'], pair['quote'], pair['tick_size'], pair['lot_size']]),
+      'one entry per pair, in the order of /pairs',
+    );
+    for (const market of markets.json['markets'] as Array<Record<string, unknown>>) {
+      const { timestamp: __, ...ticker } = (await get(`${market['slug']}/ticker`)).json;
+      assert.deepEqual(Object.fromEntries(Object.keys(ticker).map((key) => [key, market[key]])), ticker, `${market['pair']}: the ticker's fields`);
+    }
     now = at('11:30:00') + 24 * 3_600_000;
     const nextDay = (await get('eth/ticker')).json;
     assert.deepEqual([nextDay['price'], nextDay['open_24h'], nextDay['change_24h'], nextDay['volume_24h']], ['2990.00', '2990.00', '0.00', '0.0000'], 'a day later nothing traded');

@@ -15,11 +15,40 @@ import type { ReadModels } from '../read-models/read-models.ts';
 import type { TickerView } from '../read-models/ticker.ts';
 import type { DayFigures } from '../market/market-data.ts';
 import { ApiError } from './errors.ts';
-import { pairOf } from './exchange-public.ts';
+import { pairNames, pairOf } from './exchange-public.ts';
 import { modeOf, modeQuery } from './exchange-orders.ts';
 import { groupJson, orderJson } from './order-json.ts';
 import type { Reply, Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
+import { Type } from '@sinclair/typebox';
+import {
+  candleSchema,
+  closed,
+  decimalString,
+  nextBeforeField,
+  nullable,
+  ownFillSchema,
+  pairField,
+  pairFields,
+  storedOrderSchema,
+  symbolField,
+  tickerFields as tickerSchemaFields,
+  timestamp,
+  tradeSchema,
+} from './schemas.ts';
+
+const tags = ['Exchange'];
+const pairNotFound = ['PAIR_NOT_FOUND'];
+const tickerSchema = closed({ ...tickerSchemaFields, timestamp: timestamp('when this answer was made') });
+/** A pair with its ticker, as GET /exchange/markets lists them. */
+const marketSchema = closed({
+  ...tickerSchemaFields,
+  slug: pairFields.slug,
+  base: pairFields.base,
+  quote: pairFields.quote,
+  tick_size: pairFields.tick_size,
+  lot_size: pairFields.lot_size,
+});
 
 /** Page sizes: order history up to 500, trades, fills and candles up to 1 000; 100 by default. */
 export const historyLimitMax = 500;
@@ -194,8 +223,11 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       auth: 'bearer_or_key',
       permission: 'read',
       rateLimit: 'general',
+      tags,
+      errors: pairNotFound,
       summary: "The caller's orders on this pair (any status), newest first; limit 1..500 (100), before (order id), status, mode",
       query: pagedQuery({ status: { enum: storedStatuses } }),
+      response: closed({ orders: Type.Array(storedOrderSchema, { description: 'newest first' }), next_before: nextBeforeField }),
       handler: (request) =>
         committed(() => {
           const pair = pairOf(context, request.params['symbol']);
@@ -220,7 +252,10 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       auth: 'bearer_or_key',
       permission: 'read',
       rateLimit: 'general',
+      tags,
+      errors: ['PAIR_NOT_FOUND', 'ORDER_NOT_FOUND'],
       summary: "One of the caller's orders in any status, live or paper, with fills so far and fees (404 for any other order)",
+      response: storedOrderSchema,
       handler: (request) =>
         committed(() => {
           const pair = pairOf(context, request.params['symbol']);
@@ -238,8 +273,11 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       path: '/api/v1/exchange/{symbol}/trades',
       auth: 'none',
       rateLimit: 'general',
+      tags,
+      errors: pairNotFound,
       summary: 'Recent public trades of the live book, newest first; limit 1..1000 (100), before (trade id); side is the taker s',
       query: { type: 'object', additionalProperties: false, properties: { limit: text, before: text } },
+      response: closed({ symbol: symbolField, pair: pairField, trades: Type.Array(tradeSchema, { description: 'newest first' }), next_before: nextBeforeField }),
       handler: (request) =>
         committed(() => {
           const pair = pairOf(context, request.params['symbol']);
@@ -256,8 +294,11 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       auth: 'bearer_or_key',
       permission: 'read',
       rateLimit: 'general',
+      tags,
+      errors: pairNotFound,
       summary: "The caller's fills on this pair, newest first, each with role (maker or taker), fee and order id; limit, before, mode",
       query: pagedQuery(),
+      response: closed({ trades: Type.Array(ownFillSchema, { description: 'newest first' }), next_before: nextBeforeField }),
       handler: (request) =>
         committed(() => {
           const pair = pairOf(context, request.params['symbol']);
@@ -270,11 +311,31 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
     },
     {
       method: 'GET',
+      name: 'tp_clob_markets',
+      path: '/api/v1/exchange/markets',
+      auth: 'none',
+      rateLimit: 'general',
+      tags,
+      errors: [],
+      summary: 'Every trading pair with its 24-hour ticker in one call: the ticker fields plus base, quote, tick and lot sizes',
+      response: closed({ markets: Type.Array(marketSchema, { description: 'in the order of GET /pairs' }), timestamp: timestamp('when this answer was made') }),
+      handler: () => ({
+        body: {
+          markets: context.markets.pairs.map((pair) => ({ ...tickerFields(pair, context.tickers.view(pair.id)), ...pairNames(pair) })),
+          timestamp: iso(context.clock()),
+        },
+      }),
+    },
+    {
+      method: 'GET',
       name: 'tp_clob_ticker',
       path: '/api/v1/exchange/{symbol}/ticker',
       auth: 'none',
       rateLimit: 'general',
+      tags,
+      errors: pairNotFound,
       summary: '24-hour rolling ticker of the live book: last price, open, high, low, change (absolute and percent), volumes',
+      response: tickerSchema,
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
         return { body: { ...tickerFields(pair, context.tickers.view(pair.id)), timestamp: iso(context.clock()) } };
@@ -286,7 +347,16 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       path: '/api/v1/exchange/{symbol}/stats',
       auth: 'none',
       rateLimit: 'general',
+      tags,
+      errors: pairNotFound,
       summary: 'Price, 24-hour high, low, volume and change, and market cap (price × circulating supply; null when unknown)',
+      response: closed({
+        ...tickerSchemaFields,
+        circulating_supply: nullable(Type.String({ pattern: '^[0-9]+$', description: 'whole tokens of the base asset; null when unknown' })),
+        market_cap: nullable(decimalString('price × circulating supply, in market_cap_asset; null when either is unknown')),
+        market_cap_asset: Type.String({ description: 'the quote asset' }),
+        timestamp: timestamp('when this answer was made'),
+      }),
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
         const view = context.tickers.view(pair.id);
@@ -308,7 +378,15 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       path: '/api/v1/exchange/{symbol}/chart',
       auth: 'none',
       rateLimit: 'general',
+      tags,
+      errors: pairNotFound,
       summary: 'OHLC candles of live trades in time order: interval 1m,5m,15m,1h,4h,1d (1h), limit 1..1000 (100), start/end (ISO 8601 or ms)',
+      response: closed({
+        symbol: symbolField,
+        pair: pairField,
+        interval: Type.Union(candleIntervals.map((interval) => Type.Literal(interval.name))),
+        candles: Type.Array(candleSchema, { description: 'oldest first' }),
+      }),
       query: {
         type: 'object',
         additionalProperties: false,

@@ -141,6 +141,8 @@ test('batch place and cancel, amend with priority rules, and cancel-all over HTT
     assert.deepEqual([reduced.json['quantity'], reduced.json['priority_kept']], ['0.0500', true]);
     const moved = await call(server, 'PATCH', `/api/v1/exchange/eth/orders/${askId}`, { price: '3005.5' }, mm.key);
     assert.deepEqual([moved.json['price'], moved.json['priority_kept']], ['3005.50', false]);
+    const same = await call(server, 'PATCH', `/api/v1/exchange/eth/orders/${askId}`, { price: '3005.50', quantity: '0.05' }, mm.key);
+    assert.deepEqual(same.json, { order_id: askId, unchanged: true, filled_now: '0.0000' }, 'asking for what the order already is changes nothing');
     assert.equal((await call(server, 'PATCH', `/api/v1/exchange/eth/orders/${askId}`, { price: '3005.555' }, mm.key)).json['error'].code, 'PRICE_OFF_TICK');
     assert.equal((await call(server, 'PATCH', '/api/v1/exchange/eth/orders/999999', { price: '3005' }, mm.key)).status, 404);
 

@@ -33,6 +33,79 @@ import { clobVenueName, type VenueDirectory } from '../market/venue-directory.ts
 import { ReadModelsBusyError } from '../read-models/read-models.ts';
 import { ensurePaperAccount } from './paper.ts';
 import { pairOf } from './exchange-public.ts';
+import { Type } from '@sinclair/typebox';
+import { closed, decimalString, errorSchema, id, modeField, nullable, objectUnion, oneOf, placedOrderSchema, sideField, symbolField } from './schemas.ts';
+
+const tags = ['Exchange'];
+
+/** What a placement may be refused with: the edge's conversions and the engine's checks. */
+export const placementErrors = [
+  'PAIR_NOT_FOUND',
+  ...[
+    Result.invalidNumber,
+    Result.negativeValue,
+    Result.zeroValue,
+    Result.offTick,
+    Result.offLot,
+    Result.tooManyDecimals,
+    Result.valueTooLarge,
+    Result.notionalTooLarge,
+    Result.priceOutOfRange,
+    Result.quantityOutOfRange,
+    Result.priceRequired,
+    Result.stopPriceRequired,
+    Result.invalidOrderOptions,
+    Result.invalidClientOrderId,
+    Result.insufficientBalance,
+    Result.balanceLimit,
+    Result.postOnlyWouldTake,
+    Result.duplicateClientOrderId,
+    Result.tooManyOpenOrders,
+    Result.bookFull,
+    Result.tooManyStopOrders,
+    Result.tooManyPriceLevels,
+    Result.tooManyAccounts,
+  ].map(resultCode),
+];
+
+/** An open order as GET /orders/open lists it, from the live order store. */
+const openOrderSchema = closed({
+  order_id: id(),
+  client_order_id: nullable(Type.String()),
+  symbol: symbolField,
+  side: sideField,
+  order_type: oneOf(orderTypeNames),
+  time_in_force: oneOf(timeInForceNames),
+  quantity: decimalString(),
+  price: nullable(decimalString('null for stop_market orders')),
+  stop_price: nullable(decimalString('null for orders that are not stops')),
+  mode: modeField,
+  status: oneOf(orderStatusNames, { description: 'open, partially_filled, or pending for an untriggered stop' }),
+  filled_quantity: decimalString(),
+  average_price: nullable(decimalString('null before the first fill')),
+});
+
+const cancelledSchema = closed({
+  order_id: id(),
+  status: Type.Literal('cancelled'),
+  remaining_quantity: decimalString('the quantity that was still open'),
+});
+
+const amendedSchema = objectUnion([
+  closed({
+    order_id: id(),
+    price: decimalString('the price it rests at now'),
+    quantity: decimalString('its quantity now'),
+    remaining_quantity: decimalString('what is still open'),
+    priority_kept: Type.Boolean({ description: 'true when only the quantity shrank' }),
+    filled_now: decimalString('what the amendment filled at once (a new price that crossed)'),
+  }),
+  closed({
+    order_id: id(),
+    unchanged: Type.Literal(true, { description: 'the amendment asked for what the order already was' }),
+    filled_now: decimalString(),
+  }),
+]);
 
 export const decimal = { oneOf: [{ type: 'string', minLength: 1, maxLength: 40 }, { type: 'number' }] };
 
@@ -265,8 +338,12 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
       auth: 'bearer_or_key',
       permission: 'trade',
       rateLimit: 'orders',
+      tags,
+      status: 201,
+      errors: placementErrors,
       summary: 'Place an order (limit, market, ioc, stop_limit, stop_market; GTC/IOC/FOK, post_only, client_order_id, stp; live or paper)',
       body: orderBody,
+      response: placedOrderSchema,
       handler: (request) => place(request, pairOf(context, request.params['symbol']), request.body as OrderBody),
     },
     {
@@ -276,8 +353,12 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
       auth: 'bearer_or_key',
       permission: 'trade',
       rateLimit: 'orders',
+      tags,
+      status: 201,
+      errors: placementErrors,
       summary: 'Place an order naming the market in the body: pair (BASE/QUOTE) or symbol; otherwise as /exchange/{symbol}/orders',
       body: orderBody,
+      response: placedOrderSchema,
       handler: (request) => {
         const body = request.body as OrderBody & { pair?: string; symbol?: string };
         const named = body.pair ?? body.symbol;
@@ -292,8 +373,11 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
       auth: 'bearer_or_key',
       permission: 'trade',
       rateLimit: 'orders',
+      tags,
+      errors: ['PAIR_NOT_FOUND', 'ORDER_NOT_FOUND'],
       summary: 'Cancel an open order (404 for an order that is not yours or not open)',
       query: modeQuery,
+      response: cancelledSchema,
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
         const orderId = Number(request.params['order_id']);
@@ -321,7 +405,12 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
       permission: 'trade',
       rateLimit: 'orders',
       weight: (body) => ((body as { orders?: unknown[] } | undefined)?.orders?.length ?? 1),
+      tags,
+      errors: placementErrors,
       summary: 'Place up to 10 orders in one command; each gets its own result, one bad order does not sink the others',
+      response: closed({
+        results: Type.Array(Type.Union([placedOrderSchema, errorSchema]), { description: 'one per order, in order: its order record, or the error that refused it' }),
+      }),
       body: { type: 'object', additionalProperties: false, required: ['orders'], properties: { orders: { type: 'array', minItems: 1, maxItems: 10, items: orderBody } } },
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
@@ -365,8 +454,19 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
       permission: 'trade',
       rateLimit: 'orders',
       weight: (body) => ((body as { order_ids?: unknown[] } | undefined)?.order_ids?.length ?? 1),
+      tags,
+      errors: [],
       summary: 'Cancel up to 100 orders by id; a result per id',
       query: modeQuery,
+      response: closed({
+        results: Type.Array(
+          Type.Union([
+            closed({ order_id: id(), status: Type.Literal('cancelled') }),
+            closed({ order_id: id(), error: errorSchema.properties.error }),
+          ]),
+          { description: 'one per id, in order: cancelled, or the error (ORDER_NOT_FOUND for an order that is not yours or not open)' },
+        ),
+      }),
       body: {
         type: 'object',
         additionalProperties: false,
@@ -393,8 +493,11 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
       auth: 'bearer_or_key',
       permission: 'trade',
       rateLimit: 'orders',
+      tags,
+      errors: ['PAIR_NOT_FOUND'],
       summary: "Cancel all of the caller's open orders on this pair (resting and untriggered stops)",
       query: modeQuery,
+      response: closed({ cancelled_order_ids: Type.Array(id()), count: Type.Integer({ minimum: 0 }) }),
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
         const command: Command = { kind: CommandKind.cancelAll, seq: 0, ts: 0, userId: request.principal!.userId, mode: modeOf(request.query), pairId: pair.id };
@@ -415,8 +518,23 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
       auth: 'bearer_or_key',
       permission: 'trade',
       rateLimit: 'orders',
+      tags,
+      errors: [
+        'PAIR_NOT_FOUND',
+        'ORDER_NOT_FOUND',
+        ...[
+          Result.orderNotAmendable,
+          Result.offTick,
+          Result.offLot,
+          Result.priceOutOfRange,
+          Result.quantityOutOfRange,
+          Result.insufficientBalance,
+          Result.postOnlyWouldTake,
+        ].map(resultCode),
+      ],
       summary: 'Amend a resting limit order: a smaller quantity keeps its priority; a new price or a larger quantity loses it',
       query: modeQuery,
+      response: amendedSchema,
       body: { type: 'object', additionalProperties: false, minProperties: 1, properties: { price: decimal, quantity: decimal } },
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
@@ -459,8 +577,11 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
       auth: 'bearer_or_key',
       permission: 'read',
       rateLimit: 'general',
+      tags,
+      errors: ['PAIR_NOT_FOUND'],
       summary: 'Open orders of the caller on this pair (resting and untriggered stops)',
       query: modeQuery,
+      response: closed({ orders: Type.Array(openOrderSchema) }),
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
         const mode = modeOf(request.query);

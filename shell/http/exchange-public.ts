@@ -6,6 +6,85 @@ import { ApiError } from './errors.ts';
 import { clobVenueName } from '../market/venue-directory.ts';
 import type { Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
+import { Type } from '@sinclair/typebox';
+import { closed, decimalString, nullable, pairField, pairSchema, symbolField, timestamp } from './schemas.ts';
+
+const tags = ['Exchange'];
+const pairNotFound = ['PAIR_NOT_FOUND'];
+
+/** One aggregated price level of the order book. */
+const levelSchema = closed({
+  price: decimalString(),
+  quantity: decimalString('base quantity resting at this price'),
+  orders: Type.Integer({ minimum: 1, description: 'orders resting at this price' }),
+});
+const bookSchema = closed({
+  symbol: symbolField,
+  pair: pairField,
+  bids: Type.Array(levelSchema, { description: 'best (highest) first' }),
+  asks: Type.Array(levelSchema, { description: 'best (lowest) first' }),
+});
+
+/** A hybrid-book row: a price level of the order book, or an AMM pool's depth at one price. */
+const hybridRowSchema = Type.Union([
+  closed({
+    price: decimalString(),
+    quantity: decimalString(),
+    source: Type.Literal(clobVenueName, { description: 'the order book' }),
+    chain: Type.Null(),
+    orders: Type.Integer({ minimum: 1, description: 'orders resting at this price' }),
+  }),
+  closed({
+    price: decimalString(),
+    quantity: decimalString(),
+    source: Type.String({ description: "the AMM pool's name (e.g. Uniswap v3 WETH/USDC 0.05 %)" }),
+    chain: Type.String({ description: "the pool's chain" }),
+    venue_id: Type.Integer({ minimum: 1, description: "the pool's venue id" }),
+  }),
+]);
+const hybridBookSchema = closed({
+  symbol: symbolField,
+  pair: pairField,
+  bids: Type.Array(hybridRowSchema, { description: 'best first; at one price the order book first, then pools by chain' }),
+  asks: Type.Array(hybridRowSchema, { description: 'best first; at one price the order book first, then pools by chain' }),
+});
+
+/** Liquidity within one band around the mid. */
+const bandSchema = closed({
+  band: Type.String({ description: 'the band around the hybrid mid: 1%, 2% or 5%' }),
+  bid_quantity: decimalString('base quantity bid at or above mid × (1 - band)'),
+  ask_quantity: decimalString('base quantity offered at or below mid × (1 + band)'),
+  bid_notional: decimalString('quote notional of those bids'),
+  ask_notional: decimalString('quote notional of those asks'),
+});
+const bandsSchema = Type.Array(bandSchema, { description: 'one entry per band: 1%, 2%, 5%' });
+const venuesSchema = closed({
+  symbol: symbolField,
+  pair: pairField,
+  mid_price: nullable(decimalString('mid of the hybrid best bid and ask (else the last price); null when neither exists')),
+  venues: Type.Array(
+    closed({
+      venue: Type.String({ description: '`clob` for the order book, else the pool name' }),
+      venue_id: Type.Integer({ minimum: 0, description: '0 for the order book' }),
+      chain: Type.String({ description: '`platform` for the order book' }),
+      dex: nullable(Type.String({ description: '`platform` for the order book, else the exchange running the pool' })),
+      kind: nullable(Type.String({ description: '`clob`, or the pool kind' })),
+      quoting: Type.Boolean({ description: 'whether the pool currently quotes this pair' }),
+      bands: bandsSchema,
+    }),
+  ),
+  chains: Type.Array(closed({ chain: Type.String(), bands: bandsSchema }), { description: 'sums per chain (the order book is `platform`)' }),
+  total: bandsSchema,
+});
+
+const quoteSchema = nullable(closed({ price: decimalString(), quantity: decimalString('base quantity at that price') }));
+const bboSchema = closed({
+  symbol: symbolField,
+  pair: pairField,
+  best_bid: quoteSchema,
+  best_ask: quoteSchema,
+  spread: nullable(decimalString('best ask minus best bid; null unless both exist')),
+});
 
 /** The bands of GET /venues, in basis points around the mid. */
 export const venueBandsBps = [100, 200, 500] as const;
@@ -17,15 +96,21 @@ export function pairOf(context: ShellContext, symbol: string | undefined): Pair 
   return pair;
 }
 
+/** A pair's names and steps, as GET /pairs and GET /markets show them. */
+export function pairNames(pair: Pair): { slug: string; base: string; quote: string; tick_size: string; lot_size: string } {
+  return { slug: pair.slug, base: pair.base.symbol, quote: pair.quote.symbol, tick_size: formatSteps(1, pair.tick), lot_size: formatSteps(1, pair.lot) };
+}
+
 function pairRecord(pair: Pair, settings: EngineSettings): Record<string, unknown> {
+  const names = pairNames(pair);
   return {
     symbol: pair.base.symbol,
-    slug: pair.slug,
+    slug: names.slug,
     pair: pair.name,
-    base: pair.base.symbol,
-    quote: pair.quote.symbol,
-    tick_size: formatSteps(1, pair.tick),
-    lot_size: formatSteps(1, pair.lot),
+    base: names.base,
+    quote: names.quote,
+    tick_size: names.tick_size,
+    lot_size: names.lot_size,
     max_price: formatPrice(pair.priceTicksMax, pair),
     max_quantity: formatQuantity(pair.quantityLotsMax, pair),
     taker_fee_bps: settings.takerFeeBps,
@@ -160,7 +245,10 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
       path: '/api/v1/exchange/pairs',
       auth: 'none',
       rateLimit: 'general',
+      tags,
+      errors: [],
       summary: 'List the trading pairs with their tick and lot sizes and fees',
+      response: closed({ pairs: Type.Array(pairSchema) }),
       handler: () => ({ body: { pairs: context.markets.pairs.map((pair) => pairRecord(pair, context.durable.engine.settings)) } }),
     },
     {
@@ -169,7 +257,10 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
       path: '/api/v1/exchange/time',
       auth: 'none',
       rateLimit: 'general',
+      tags,
+      errors: [],
       summary: 'Server time',
+      response: closed({ server_time: timestamp(), timestamp_ms: Type.Integer({ minimum: 0, description: 'Unix milliseconds' }) }),
       handler: () => {
         const now = context.clock();
         return { body: { server_time: new Date(now).toISOString(), timestamp_ms: now } };
@@ -182,8 +273,11 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
       auth: 'key',
       permission: 'read',
       rateLimit: 'general',
+      tags,
+      errors: pairNotFound,
       summary: 'Bids and asks of the live order book (CLOB only), aggregated by price level, best first',
       query: depthQuery(),
+      response: bookSchema,
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
         const depth = depthOf(request.query);
@@ -196,8 +290,11 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
       path: '/api/v1/exchange/{symbol}/book/hybrid',
       auth: 'none',
       rateLimit: 'none',
+      tags,
+      errors: pairNotFound,
       summary: 'The hybrid book: resting orders and AMM depth from four chains merged, one row per price and source (clob or the pool), best first',
       query: depthQuery(),
+      response: hybridBookSchema,
       handler: (request) => ({ body: hybrid(pairOf(context, request.params['symbol']), depthOf(request.query)) }),
     },
     {
@@ -206,8 +303,11 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
       path: '/api/v1/clob/book/hybrid',
       auth: 'none',
       rateLimit: 'none',
+      tags,
+      errors: pairNotFound,
       summary: 'The hybrid book of a pair given as BASE/QUOTE',
       query: depthQuery({ pair: { type: 'string', pattern: '^[A-Za-z0-9]{1,16}/[A-Za-z0-9]{1,16}$' } }),
+      response: hybridBookSchema,
       handler: (request) => {
         const pair = context.markets.pairBySymbol(request.query['pair'] ?? '');
         if (pair === undefined || pair.name !== (request.query['pair'] ?? '').toUpperCase()) {
@@ -222,7 +322,10 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
       path: '/api/v1/exchange/{symbol}/venues',
       auth: 'none',
       rateLimit: 'general',
+      tags,
+      errors: pairNotFound,
       summary: 'Liquidity by venue (the order book and each AMM pool) and by chain within 1 %, 2 % and 5 % of the hybrid mid, bid and ask',
+      response: venuesSchema,
       handler: (request) => ({ body: venues(pairOf(context, request.params['symbol'])) }),
     },
     {
@@ -231,7 +334,10 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
       path: '/api/v1/exchange/{symbol}/bbo',
       auth: 'none',
       rateLimit: 'general',
+      tags,
+      errors: pairNotFound,
       summary: 'Best bid and offer of the live order book',
+      response: bboSchema,
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
         const data = context.marketData;

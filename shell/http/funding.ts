@@ -27,6 +27,39 @@ import { ApiError, engineRefusal } from './errors.ts';
 import { pairOf } from './exchange-public.ts';
 import { isoTime } from './order-json.ts';
 import type { RequestContext, Route } from './route-table.ts';
+import { Type } from '@sinclair/typebox';
+import { closed, nextBeforeField, objectUnion, userIdField, whitelistEntrySchema, withdrawalFields, withdrawalSchema } from './schemas.ts';
+
+/**
+ * A withdrawal's answer: the record, and `duplicate: true` when a retry with the same client_withdrawal_id
+ * got the first withdrawal back (200) rather than a new one (201).
+ */
+const withdrawAnswer = objectUnion([
+  withdrawalSchema,
+  closed({ ...withdrawalFields, duplicate: Type.Literal(true, { description: 'this is the earlier withdrawal with the same client_withdrawal_id' }) }),
+]);
+/** What a withdrawal may be refused with, beyond the shared codes. */
+const withdrawErrors = [
+  'UNKNOWN_ASSET',
+  'UNKNOWN_CHAIN',
+  'INVALID_ADDRESS',
+  'ASSET_NOT_ON_CHAIN',
+  'SESSION_REQUIRED',
+  'ADDRESS_COOLING',
+  'ADDRESS_NOT_WHITELISTED',
+  'DESTINATION_NOT_VERIFIED',
+  'WITHDRAWAL_IN_PROGRESS',
+  'REFERENCE_REUSED',
+  ...[
+    Result.invalidNumber,
+    Result.negativeValue,
+    Result.zeroValue,
+    Result.tooManyDecimals,
+    Result.valueTooLarge,
+    Result.insufficientBalance,
+    Result.invalidDestination,
+  ].map(resultCode),
+];
 
 const decimal = { oneOf: [{ type: 'string', minLength: 1, maxLength: 40 }, { type: 'number' }] };
 const chainField = { type: 'string', minLength: 1, maxLength: 32 };
@@ -161,7 +194,11 @@ export function fundingRoutes(context: ShellContext): Route[] {
       path: '/api/v1/account/withdrawal-addresses',
       auth: 'bearer',
       rateLimit: 'general',
+      tags: ['Funding'],
+      status: 201,
+      errors: ['UNKNOWN_CHAIN', 'INVALID_ADDRESS', 'ALREADY_WHITELISTED', 'TOO_MANY_ADDRESSES'],
       summary: 'Whitelist a withdrawal address (address, chain, label); it cools for 24 hours before it may be used',
+      response: whitelistEntrySchema,
       body: {
         type: 'object',
         additionalProperties: false,
@@ -186,7 +223,10 @@ export function fundingRoutes(context: ShellContext): Route[] {
       path: '/api/v1/account/withdrawal-addresses',
       auth: 'bearer',
       rateLimit: 'general',
+      tags: ['Funding'],
+      errors: [],
       summary: 'The withdrawal whitelist, each address with its status (cooling or usable) and when it becomes usable',
+      response: closed({ addresses: Type.Array(whitelistEntrySchema) }),
       handler: (request) => ({ body: { addresses: addresses.list(request.principal!.userId).map(whitelistRecord) } }),
     },
     {
@@ -195,7 +235,10 @@ export function fundingRoutes(context: ShellContext): Route[] {
       path: '/api/v1/account/withdrawal-addresses',
       auth: 'bearer',
       rateLimit: 'general',
+      tags: ['Funding'],
+      errors: ['UNKNOWN_CHAIN', 'INVALID_ADDRESS', 'ADDRESS_NOT_FOUND'],
       summary: 'Remove a whitelisted address (address, chain) at once',
+      response: closed({ address: Type.String({ description: 'normalized' }), chain: Type.String(), removed: Type.Literal(true) }),
       body: { type: 'object', additionalProperties: false, required: ['address', 'chain'], properties: { address: addressField, chain: chainField } },
       handler: (request) => {
         const body = request.body as { address: string; chain: string };
@@ -213,7 +256,19 @@ export function fundingRoutes(context: ShellContext): Route[] {
       auth: 'bearer_or_key',
       permission: 'read',
       rateLimit: 'general',
+      tags: ['Funding'],
+      errors: [],
       summary: "The caller's deposit address on each chain, with the assets each chain carries",
+      response: closed({
+        user_id: userIdField,
+        addresses: Type.Array(
+          closed({
+            chain: Type.String(),
+            address: Type.String({ description: "the caller's deposit address on this chain" }),
+            assets: Type.Array(Type.String(), { description: 'symbols of the assets this chain carries' }),
+          }),
+        ),
+      }),
       handler: (request) => {
         const userId = request.principal!.userId;
         return {
@@ -230,7 +285,10 @@ export function fundingRoutes(context: ShellContext): Route[] {
       path: '/api/v1/funding/withdraw',
       auth: 'bearer_or_key',
       rateLimit: 'general',
+      tags: ['Funding'],
+      errors: withdrawErrors,
       summary: 'Withdraw to an external wallet: asset, amount, chain, address, optional client_withdrawal_id (idempotent); a login session, not an API key',
+      response: withdrawAnswer,
       body: withdrawBody(true),
       handler: (request) => {
         const body = request.body as WithdrawBody;
@@ -243,7 +301,10 @@ export function fundingRoutes(context: ShellContext): Route[] {
       path: '/api/v1/exchange/{symbol}/withdraw',
       auth: 'bearer_or_key',
       rateLimit: 'general',
+      tags: ['Exchange'],
+      errors: ['PAIR_NOT_FOUND', ...withdrawErrors],
       summary: 'Withdraw a token of this pair (the base token unless asset names the quote) as /api/v1/funding/withdraw',
+      response: withdrawAnswer,
       body: withdrawBody(false),
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
@@ -260,7 +321,13 @@ export function fundingRoutes(context: ShellContext): Route[] {
       auth: 'bearer_or_key',
       permission: 'read',
       rateLimit: 'general',
+      tags: ['Funding'],
+      errors: [],
       summary: "The caller's withdrawals, newest first; limit 1..500 (100), before (a withdrawal id)",
+      response: closed({
+        withdrawals: Type.Array(withdrawalSchema, { description: 'newest first' }),
+        next_before: nextBeforeField,
+      }),
       query: {
         type: 'object',
         additionalProperties: false,

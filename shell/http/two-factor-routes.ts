@@ -6,6 +6,11 @@
 import { ApiError } from './errors.ts';
 import type { Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
+import { Type } from '@sinclair/typebox';
+import { closed, tokenFields, userIdField } from './schemas.ts';
+
+const tags = ['Auth'];
+const enabledSchema = closed({ enabled: Type.Boolean({ description: 'whether 2FA is on now' }) });
 
 const code = { type: 'object', additionalProperties: false, required: ['code'], properties: { code: { type: 'string', pattern: '^[0-9]{6}$' } } };
 
@@ -19,7 +24,14 @@ export function twoFactorRoutes(context: ShellContext): Route[] {
       path: '/auth/2fa/setup',
       auth: 'bearer',
       rateLimit: 'general',
+      tags,
+      errors: ['TWO_FACTOR_ENABLED'],
       summary: 'Start 2FA setup: a TOTP secret and its otpauth:// provisioning URI',
+      response: closed({
+        secret: Type.String({ description: 'the TOTP secret, base32' }),
+        provisioning_uri: Type.String({ description: 'otpauth:// URI for an authenticator app' }),
+        otpauth_url: Type.String({ description: 'the same URI' }),
+      }),
       handler: (request) => {
         const setup = twoFactor.setup(request.principal!.userId);
         if (setup === null) throw new ApiError(409, 'TWO_FACTOR_ENABLED', '2FA is already enabled');
@@ -32,7 +44,10 @@ export function twoFactorRoutes(context: ShellContext): Route[] {
       path: '/auth/2fa/enable',
       auth: 'bearer',
       rateLimit: 'general',
+      tags,
+      errors: ['INVALID_2FA_CODE'],
       summary: 'Enable 2FA with a valid first code for the secret from setup',
+      response: enabledSchema,
       body: code,
       handler: (request) => {
         if (!twoFactor.enable(request.principal!.userId, (request.body as { code: string }).code)) throw wrongCode();
@@ -46,7 +61,10 @@ export function twoFactorRoutes(context: ShellContext): Route[] {
       auth: 'none',
       credential: 'limitedBearer',
       rateLimit: 'credentials',
+      tags,
+      errors: ['UNAUTHENTICATED', 'INVALID_TOKEN', 'INVALID_2FA_CODE'],
       summary: 'Exchange the limited token of a 2FA login and a valid code for an access and a refresh token',
+      response: closed({ ...tokenFields, user_id: userIdField }),
       body: code,
       handler: async (request) => {
         const bearer = /^Bearer\s+(\S+)$/i.exec(request.header('authorization'));
@@ -62,7 +80,10 @@ export function twoFactorRoutes(context: ShellContext): Route[] {
       path: '/auth/2fa/disable',
       auth: 'bearer',
       rateLimit: 'general',
+      tags,
+      errors: ['INVALID_2FA_CODE'],
       summary: 'Disable 2FA with a current code',
+      response: enabledSchema,
       body: code,
       handler: (request) => {
         if (!twoFactor.disable(request.principal!.userId, (request.body as { code: string }).code)) throw wrongCode();
@@ -75,7 +96,10 @@ export function twoFactorRoutes(context: ShellContext): Route[] {
       path: '/auth/2fa/status',
       auth: 'bearer',
       rateLimit: 'general',
+      tags,
+      errors: [],
       summary: 'Whether 2FA is enabled',
+      response: enabledSchema,
       handler: (request) => ({ body: { enabled: twoFactor.enabled(request.principal!.userId) } }),
     },
   ];
