@@ -6,15 +6,15 @@
  */
 import { Type } from '@sinclair/typebox';
 import { headlineKindNames, teamNames } from '../../engine/domains/arena/commands.ts';
-import { decimalText, idText, isoTime, nullable, oneOf, percentText } from '../prices/schemas.ts';
+import { decimalText, idText, isoTime, nullable, enumOf, percentText } from '../prices/schemas.ts';
 
-const team = oneOf(teamNames);
-const side = oneOf(['buy', 'sell'] as const);
+const team = enumOf(teamNames);
+const side = enumOf(['buy', 'sell'] as const);
 const usdc = (description: string) => decimalText(`${description}, USDC (6 decimals)`);
 const sharePrice = (description: string) => decimalText(`${description}, USDC per share (0.01 steps)`);
 const shares = (description: string) => decimalText(`${description}, in shares (0.001 steps)`);
 const percent = (description: string) => percentText(`${description}, in percent`);
-const leaderSchema = nullable(oneOf(teamNames, 'the team with the higher NAV this epoch (null when level)'));
+const leaderSchema = nullable(enumOf(teamNames, 'the team with the higher NAV this epoch (null when level)'));
 const scoreboardSchema = Type.Object(
   { BLUE: Type.Integer({ minimum: 0 }), RED: Type.Integer({ minimum: 0 }), ties: Type.Integer({ minimum: 0 }) },
   { additionalProperties: false, description: 'epochs won by each team, and ties' },
@@ -145,7 +145,7 @@ export const historySchema = Type.Object(
 export const headlinesSchema = Type.Object(
   {
     headlines: Type.Array(
-      Type.Object({ text: Type.String(), kind: oneOf([...headlineKindNames, 'other'] as const), timestamp: isoTime() }, { additionalProperties: false }),
+      Type.Object({ text: Type.String(), kind: enumOf([...headlineKindNames, 'other'] as const), timestamp: isoTime() }, { additionalProperties: false }),
       { description: 'newest first' },
     ),
   },
@@ -161,11 +161,11 @@ export const placedArenaOrderSchema = Type.Object(
     size: shares('ordered'),
     filled_size: shares('filled on arrival'),
     remaining_size: shares('resting now'),
-    status: oneOf(['open', 'partially_filled', 'filled', 'cancelled'] as const),
+    status: enumOf(['open', 'partially_filled', 'filled', 'cancelled'] as const),
     average_price: nullable(usdc('the average fill price per share (null without fills)')),
     fee: usdc('taker fees paid'),
     fills: Type.Array(
-      Type.Object({ price: sharePrice('the maker\'s price'), size: shares('filled'), fee: usdc('the taker fee'), maker: oneOf(['house', 'user'] as const) }, { additionalProperties: false }),
+      Type.Object({ price: sharePrice('the maker\'s price'), size: shares('filled'), fee: usdc('the taker fee'), maker: enumOf(['house', 'user'] as const) }, { additionalProperties: false }),
     ),
     created_at: isoTime(),
   },

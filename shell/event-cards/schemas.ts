@@ -4,16 +4,16 @@
  * strings with up to 8 decimals, units and fractions 6 decimals; positions are named by UUIDs.
  */
 import { Type } from '@sinclair/typebox';
-import { decimalText, isoTime, oneOf, percentText, nullable, priceText } from '../prices/schemas.ts';
+import { decimalText, isoTime, enumOf, percentText, nullable, priceText } from '../prices/schemas.ts';
 
-const mode = oneOf(['live', 'paper'] as const);
+const mode = enumOf(['live', 'paper'] as const);
 const cardId = Type.String({ description: 'the card\'s slug' });
 const positionId = Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$', description: 'the position\'s UUID' });
 const usdc = (description: string) => decimalText(`${description}, USDC`);
 const index = (description: string) => priceText(`${description}: the card's index, up to 8 decimals`);
 const sixDecimals = (description: string) => Type.String({ pattern: '^[0-9]+\\.[0-9]{6}$', description: `${description}, 6 decimals` });
 const leverage = Type.Integer({ minimum: 1 });
-const perpSide = oneOf(['short', 'long'] as const);
+const perpSide = enumOf(['short', 'long'] as const);
 
 export const cardsSchema = Type.Object(
   {
@@ -30,7 +30,7 @@ export const cardsSchema = Type.Object(
             { long: usdc('long perpetual notional'), short: usdc('short perpetual notional'), bull: usdc('what open bull positions cost') },
             { additionalProperties: false },
           ),
-          status: oneOf(['tradable', 'halted'] as const, 'halted while a constituent has no price'),
+          status: enumOf(['tradable', 'halted'] as const, 'halted while a constituent has no price'),
         },
         { additionalProperties: false },
       ),

@@ -5,14 +5,14 @@
  */
 import { Type } from '@sinclair/typebox';
 import { assetTypeNames, marketStatusNames } from '../../engine/domains/markets/index.ts';
-import { decimalText, idText, isoTime, nullable, oneOf, percentText, priceText } from '../prices/schemas.ts';
+import { decimalText, idText, isoTime, nullable, enumOf, percentText, priceText } from '../prices/schemas.ts';
 
 const address = Type.String({ pattern: '^0x[0-9a-f]{40}$', description: 'the market\'s contract address (a platform identifier, not an on-chain address)' });
 const marketId = Type.Integer({ minimum: 0, description: 'the market\'s numeric id' });
 const userId = Type.Integer({ minimum: 1 });
 const asset = Type.String({ description: 'an asset symbol of the market, upper case' });
-const status = oneOf(marketStatusNames, 'pending before start_time, active until end_time, then completed');
-const side = oneOf(['buy', 'sell'] as const);
+const status = enumOf(marketStatusNames, 'pending before start_time, active until end_time, then completed');
+const side = enumOf(['buy', 'sell'] as const);
 const shares = (description: string) => decimalText(`${description}, in shares (0.001 steps)`);
 const amount = (description: string) => decimalText(`${description}, in the market's token`);
 const yesPrice = (description: string) => decimalText(`${description}: a YES share's price in (0, 1), 0.001 steps`);
@@ -26,7 +26,7 @@ export const marketSchema = Type.Object(
     name: Type.String(),
     description: Type.String(),
     assets: Type.Array(asset),
-    asset_type: oneOf(assetTypeNames),
+    asset_type: enumOf(assetTypeNames),
     token: Type.String({ description: 'the settlement token\'s symbol' }),
     start_time: isoTime(),
     end_time: isoTime(),
@@ -119,14 +119,14 @@ const orderFields = {
 };
 
 /** An open order as GET .../orders lists it. */
-export const marketOrderSchema = Type.Object({ ...orderFields, status: oneOf(['open', 'partially_filled'] as const) }, { additionalProperties: false });
+export const marketOrderSchema = Type.Object({ ...orderFields, status: enumOf(['open', 'partially_filled'] as const) }, { additionalProperties: false });
 
 export const marketOrdersSchema = Type.Object({ contract_address: address, orders: Type.Array(marketOrderSchema, { description: 'oldest first' }) }, { additionalProperties: false });
 
 export const placedMarketOrderSchema = Type.Object(
   {
     ...orderFields,
-    status: oneOf(['open', 'partially_filled', 'filled', 'cancelled'] as const, 'cancelled when self-trade prevention or the market\'s end took the rest'),
+    status: enumOf(['open', 'partially_filled', 'filled', 'cancelled'] as const, 'cancelled when self-trade prevention or the market\'s end took the rest'),
     fills: Type.Array(
       Type.Object(
         { price: yesPrice('the maker\'s price'), quantity: shares('filled'), role: Type.Literal('taker'), fee: amount('the taker fee') },

@@ -6,10 +6,10 @@
 import { Type } from '@sinclair/typebox';
 import { modeNames } from '../../engine/core/commands.ts';
 import { outcomeNames, sideNames } from '../../engine/domains/perpetual/commands.ts';
-import { decimalText, idText, isoTime, nullable, oneOf, priceText } from '../prices/schemas.ts';
+import { decimalText, idText, isoTime, nullable, enumOf, priceText } from '../prices/schemas.ts';
 
-const mode = oneOf(modeNames, 'live or paper money');
-const side = oneOf(sideNames, 'YES: the price ends above the epoch\'s start price; NO: below');
+const mode = enumOf(modeNames, 'live or paper money');
+const side = enumOf(sideNames, 'YES: the price ends above the epoch\'s start price; NO: below');
 const amount = (description: string) => decimalText(`${description}, in the collateral token`);
 const impliedPrice = (description: string) => decimalText(`${description}: its share of the epoch's pool, 6 decimals (0.5 while the pool is empty)`);
 const simTxHash = Type.String({ pattern: '^sim-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', description: 'the simulated transaction hash of a paper prediction (paper only)' });
@@ -28,7 +28,7 @@ const marketFields = {
   yes_price: nullable(impliedPrice('the YES price')),
   no_price: nullable(impliedPrice('the NO price')),
   house_seed: nullable(amount('what the house seeded the pools with')),
-  status: oneOf(['open', 'resolving', 'waiting'] as const, 'open: taking predictions; resolving: past its end, resolved by the next timer; waiting: no oracle price yet'),
+  status: enumOf(['open', 'resolving', 'waiting'] as const, 'open: taking predictions; resolving: past its end, resolved by the next timer; waiting: no oracle price yet'),
 };
 
 export const perpetualMarketsSchema = Type.Object({ markets: Type.Array(Type.Object(marketFields, { additionalProperties: false })) }, { additionalProperties: false });
@@ -46,7 +46,7 @@ export const perpetualStatusSchema = Type.Object(
           epoch_end: isoTime(),
           start_price: priceText(),
           end_price: priceText(),
-          outcome: oneOf(outcomeNames, 'YES when the price ended above the start, NO below, REFUND when it did not move'),
+          outcome: enumOf(outcomeNames, 'YES when the price ended above the start, NO below, REFUND when it did not move'),
           yes_pool: amount('staked on YES in the requested mode'),
           no_pool: amount('staked on NO in the requested mode'),
           resolved_at: isoTime(),
@@ -86,7 +86,7 @@ export const perpetualTradeSchema = Type.Object(
     epoch: Type.Integer({ minimum: 0 }),
     epoch_end: isoTime(),
     mode,
-    outcome: oneOf(['pending', 'won', 'lost', 'refunded'] as const),
+    outcome: enumOf(['pending', 'won', 'lost', 'refunded'] as const),
     payout: nullable(amount('what the prediction was paid (null while pending)')),
     created_at: isoTime(),
     resolved_at: nullable(isoTime()),

@@ -11,7 +11,7 @@ import { priceSourceNames } from '../../engine/domains/prices/commands.ts';
 export const nullable = <Schema extends TSchema>(schema: Schema) => Type.Union([schema, Type.Null()]);
 
 /** One of the given words (an enum written as a union of literals, as TypeBox and OpenAPI 3.1 read it). */
-export const oneOf = <const Names extends readonly string[]>(names: Names, description?: string) =>
+export const enumOf = <const Names extends readonly string[]>(names: Names, description?: string) =>
   Type.Union(names.map((name) => Type.Literal(name)), description === undefined ? {} : { description });
 
 /** A decimal written as a string (money, prices, quantities: never a float): an optional minus, digits, an optional fraction. */
@@ -28,7 +28,7 @@ export const isoTime = (description?: string) =>
 export const isoDate = (description?: string) => Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: description ?? 'UTC date, YYYY-MM-DD' });
 
 /** The kinds of asset the oracle prices. */
-export const assetTypeSchema = oneOf(['crypto', 'stock'] as const);
+export const assetTypeSchema = enumOf(['crypto', 'stock'] as const);
 
 /** An oracle price: USD with up to 8 decimals, trailing zeros trimmed. */
 export const priceText = (description?: string) => Type.String({ pattern: '^[0-9]+(\\.[0-9]{1,8})?$', description: description ?? 'USD, up to 8 decimals' });
@@ -44,7 +44,7 @@ export const priceRecordSchema = Type.Object(
     price: priceText(),
     change_24h: nullable(percentText('change from the reference price 24 hours before, in percent (null without one)')),
     timestamp: isoTime('when the oracle last priced the asset'),
-    source: oneOf(priceSourceNames, 'the feed the price came from'),
+    source: enumOf(priceSourceNames, 'the feed the price came from'),
     stale: Type.Boolean({ description: 'true when the price is older than the staleness limit' }),
   },
   { additionalProperties: false },
@@ -72,13 +72,13 @@ export const macdSchema = Type.Object(
   {
     symbol: Type.String(),
     current: Type.Object(
-      { macd: Type.Number(), signal: Type.Number(), histogram: Type.Number(), trend: oneOf(['bullish', 'bearish', 'neutral'] as const, 'the sign of the last histogram') },
+      { macd: Type.Number(), signal: Type.Number(), histogram: Type.Number(), trend: enumOf(['bullish', 'bearish', 'neutral'] as const, 'the sign of the last histogram') },
       { additionalProperties: false },
     ),
     interpretation: Type.Object(
       {
-        signal: oneOf(['bullish_crossover', 'bearish_crossover', 'bullish_momentum', 'bearish_momentum', 'weakening', 'neutral'] as const, 'what the last histogram point did'),
-        strength: oneOf(['strong', 'moderate', 'weak'] as const, '|histogram| / price: strong from 0.5 %, moderate from 0.1 %'),
+        signal: enumOf(['bullish_crossover', 'bearish_crossover', 'bullish_momentum', 'bearish_momentum', 'weakening', 'neutral'] as const, 'what the last histogram point did'),
+        strength: enumOf(['strong', 'moderate', 'weak'] as const, '|histogram| / price: strong from 0.5 %, moderate from 0.1 %'),
         description: Type.String(),
       },
       { additionalProperties: false },
