@@ -59,6 +59,7 @@ import {
   teamOf,
 } from './records.ts';
 import type { ArenaView } from './view.ts';
+import { arenaBookSchema, arenaMarketSchema, cancelledArenaOrderSchema, epochResultSchema, epochSchema, headlinesSchema, historySchema, placedArenaOrderSchema, positionsSchema, seededSchema, teamsSchema } from './schemas.ts';
 
 /** Levels per side one book request may ask for, epochs per history page, headlines per request. */
 export const bookDepthMax = 500;
@@ -148,6 +149,7 @@ export function arenaRoutes(options: ArenaRoutesOptions): Route[] {
       rateLimit: 'general',
       status: 200,
       errors: ['ARENA_NOT_SEEDED'],
+      response: arenaMarketSchema,
       summary: 'The arena: both teams with NAV per share and return this epoch, best bid and ask, the running epoch and its countdown, the leader, the scoreboard of wins and the bonus pool',
       handler: () => {
         seeded();
@@ -163,6 +165,7 @@ export function arenaRoutes(options: ArenaRoutesOptions): Route[] {
       rateLimit: 'general',
       status: 200,
       errors: ['ARENA_NOT_SEEDED'],
+      response: teamsSchema,
       summary: 'Each team with its NAV and its portfolio: assets, weights, prices at the epoch start and now, and their change',
       handler: () => {
         seeded();
@@ -184,6 +187,7 @@ export function arenaRoutes(options: ArenaRoutesOptions): Route[] {
       status: 200,
       errors: ['TEAM_NOT_FOUND', 'ARENA_NOT_SEEDED'],
       query: Type.Object({ depth: Type.Optional(integerText(3)) }, { additionalProperties: false }),
+      response: arenaBookSchema,
       summary: `A team's share book (team BLUE or RED, any case): bids and asks best first with price (USDC), quantity (shares) and orders, up to depth levels a side (1-${bookDepthMax}, default ${bookDepthDefault})`,
       handler: (request) => {
         const team = teamOf(request.params['team']);
@@ -203,6 +207,7 @@ export function arenaRoutes(options: ArenaRoutesOptions): Route[] {
       rateLimit: 'general',
       status: 200,
       errors: ['ARENA_NOT_SEEDED'],
+      response: epochSchema,
       summary: 'The running epoch: number, start and end, seconds left, each team\'s live NAV and return, the leader',
       handler: () => {
         seeded();
@@ -218,6 +223,7 @@ export function arenaRoutes(options: ArenaRoutesOptions): Route[] {
       rateLimit: 'general',
       status: 200,
       errors: ['EPOCH_NOT_FOUND', 'ARENA_NOT_SEEDED'],
+      response: epochResultSchema,
       summary: 'A resolved epoch: start and end, each team\'s closing NAV and return, the winner (null on a tie) and the bonus paid from the pool',
       handler: (request) => {
         const text = request.params['n'] ?? '';
@@ -241,6 +247,7 @@ export function arenaRoutes(options: ArenaRoutesOptions): Route[] {
       status: 200,
       errors: ['ARENA_NOT_SEEDED'],
       query: Type.Object({ limit: Type.Optional(integerText(3)), offset: Type.Optional(integerText(6)) }, { additionalProperties: false }),
+      response: historySchema,
       summary: `Resolved epochs with their winners, newest first: limit 1-${historyLimitMax} (default ${historyLimitDefault}) from offset; total counts the kept ones`,
       handler: (request) => {
         const limit = request.query.limit === undefined ? historyLimitDefault : Number(request.query.limit);
@@ -270,6 +277,7 @@ export function arenaRoutes(options: ArenaRoutesOptions): Route[] {
       status: 200,
       errors: ['ARENA_NOT_SEEDED'],
       query: Type.Object({ limit: Type.Optional(integerText(2)) }, { additionalProperties: false }),
+      response: headlinesSchema,
       summary: 'Headlines made from the arena\'s state (leader changes, biggest movers, epoch results), newest first, each with its kind and timestamp; limit 1-50, default 20',
       handler: (request) => {
         const limit = request.query.limit === undefined ? headlinesLimitDefault : Number(request.query.limit);
@@ -298,6 +306,7 @@ export function arenaRoutes(options: ArenaRoutesOptions): Route[] {
         },
         { additionalProperties: false },
       ),
+      response: placedArenaOrderSchema,
       summary: `A good-till-cancelled limit order on a team's share book: team, side, size in shares (0.001 steps; quantity is an alias) and price in USDC per share (0.01 steps). A buy holds price × size plus the ${arenaTakerFeeBps} bps taker fee cap in USDC; a sell needs unreserved shares. The answer lists the fills it made at once`,
       handler: (request) => {
         const body = request.body;
@@ -372,6 +381,7 @@ export function arenaRoutes(options: ArenaRoutesOptions): Route[] {
       rateLimit: 'orders',
       status: 200,
       errors: ['ARENA_ORDER_NOT_FOUND', 'ARENA_NOT_SEEDED'],
+      response: cancelledArenaOrderSchema,
       summary: 'Cancels one of your resting arena orders (another user\'s order, or one that is gone, is 404); a buy\'s hold and a sell\'s shares are freed',
       handler: (request) => {
         const text = request.params['id'] ?? '';
@@ -408,6 +418,7 @@ export function arenaRoutes(options: ArenaRoutesOptions): Route[] {
       rateLimit: 'general',
       status: 200,
       errors: ['ARENA_NOT_SEEDED'],
+      response: positionsSchema,
       summary: 'Your arena positions, kept across epochs: shares of each team (resting sells included), average cost, value at NAV and unrealized profit, and your resting orders',
       handler: (request) => {
         seeded();
@@ -443,6 +454,7 @@ export function arenaRoutes(options: ArenaRoutesOptions): Route[] {
       rateLimit: 'general',
       status: 201,
       body: Type.Optional(Type.Object({}, { additionalProperties: false })),
+      response: seededSchema,
       summary: 'Creates the arena market from the configured teams (fixtures/arena.json) and settings, once: 201 with the market when this call created it, 200 with the same market when it already exists',
       handler: async () => {
         const created = await options.seed();

@@ -41,6 +41,7 @@ import { ensurePaperAccount } from '../http/paper.ts';
 import { declareRoute, type Route } from '../http/route-table.ts';
 import { changePercent, formatPriceE8 } from '../prices/records.ts';
 import type { EventCardsView } from './view.ts';
+import { bullBoughtSchema, bullSoldSchema, cardsSchema, exposureSchema, perpClosedSchema, perpOpenedSchema, perpPositionsSchema } from './schemas.ts';
 
 const tags = ['Event cards'];
 /** Bull units and fractions: 6 decimals. */
@@ -220,6 +221,7 @@ export function eventCardsRoutes(options: EventCardsRoutesOptions): Route[] {
       status: 200,
       errors: [],
       query: ModeQuery,
+      response: cardsSchema,
       summary: 'Tradable event cards: constituents with weights, index, change_24h (percent), open interest (long, short, bull; ?mode=paper for paper)',
       handler: (request) => ({ body: { cards: listed(modeOfQuery(request.query)) } }),
     }),
@@ -234,6 +236,7 @@ export function eventCardsRoutes(options: EventCardsRoutesOptions): Route[] {
       status: 201,
       errors: ['CARD_NOT_FOUND', 'INSUFFICIENT_BALANCE', 'OPEN_INTEREST_CAP', 'TOO_MANY_POSITIONS', 'CARD_NOT_TRADABLE', 'INVALID_AMOUNT'],
       body: BuyBody,
+      response: bullBoughtSchema,
       summary: 'Buy a bull position: amount_usdc buys index units at the current index (taker fee 10 bp on top); returns its position_id',
       handler: async (request) => {
         const card = cardOf(request.params['card_id']);
@@ -270,6 +273,7 @@ export function eventCardsRoutes(options: EventCardsRoutesOptions): Route[] {
       status: 200,
       errors: [...positionErrors, 'FRACTION_TOO_SMALL'],
       body: SellBody,
+      response: bullSoldSchema,
       summary: 'Sell a fraction (0 < fraction <= 1, at most 6 decimals) of a bull position at the current index, less the 10 bp fee; 1 closes it',
       handler: async (request) => {
         const card = cardOf(request.params['card_id']);
@@ -306,6 +310,7 @@ export function eventCardsRoutes(options: EventCardsRoutesOptions): Route[] {
       status: 201,
       errors: ['CARD_NOT_FOUND', 'INSUFFICIENT_BALANCE', 'OPEN_INTEREST_CAP', 'TOO_MANY_POSITIONS', 'CARD_NOT_TRADABLE', 'INVALID_AMOUNT'],
       body: ShortBody,
+      response: perpOpenedSchema,
       summary: `Open a perpetual on the card's index: margin_usdc × leverage (1-${leverageMax}) of notional, side short or long; taker fee 10 bp of the notional`,
       handler: async (request) => {
         const card = cardOf(request.params['card_id']);
@@ -344,6 +349,7 @@ export function eventCardsRoutes(options: EventCardsRoutesOptions): Route[] {
       status: 200,
       errors: positionErrors,
       body: CloseBody,
+      response: perpClosedSchema,
       summary: 'Close a perpetual at the current index: realized P&L, funding settled, close fee 10 bp of the notional, what was returned',
       handler: async (request) => {
         const card = cardOf(request.params['card_id']);
@@ -376,6 +382,7 @@ export function eventCardsRoutes(options: EventCardsRoutesOptions): Route[] {
       status: 200,
       errors: ['CARD_NOT_FOUND'],
       query: ModeQuery,
+      response: perpPositionsSchema,
       summary: "The caller's open perpetuals of the card (?mode=paper for paper): entry, mark, unrealized P&L, funding owed, liquidation price",
       handler: (request) => {
         const card = cardOf(request.params['card_id']);
@@ -397,6 +404,7 @@ export function eventCardsRoutes(options: EventCardsRoutesOptions): Route[] {
       rateLimit: 'none',
       status: 200,
       errors: [],
+      response: exposureSchema,
       summary: "The house's exposure per card and mode: bull value and long and short notional at the mark; net_exposure = short - long - bull (the house's delta: negative loses when the index rises); house_unrealized_pnl",
       handler: () => {
         const exposure = [];

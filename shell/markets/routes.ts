@@ -55,6 +55,7 @@ import { formatPriceE8 } from '../prices/records.ts';
 import type { MarketView } from './view.ts';
 import { bookRecord, formatTicks, resultsRecord, tick } from './records.ts';
 import { MarketsView } from './view.ts';
+import { betSchema, cancelledMarketOrderSchema, marketBookSchema, marketListSchema, marketOrdersSchema, marketResultsSchema, marketSchema, placedMarketOrderSchema } from './schemas.ts';
 
 /** Markets one list page may hold, and the default. */
 export const listLimitMax = 1_000;
@@ -199,6 +200,7 @@ export function marketsRoutes(options: MarketsRoutesOptions): Route[] {
       status: 200,
       errors: ['VALIDATION_FAILED'],
       query: listQuery,
+      response: marketListSchema,
       summary: `Markets by id ascending: limit 1-${listLimitMax} (default ${listLimitDefault}), cursor from the previous page, filters status, asset_type and tickers (comma-separated contract addresses or ids)`,
       handler: (request) => {
         const limit = request.query.limit === undefined ? listLimitDefault : Number(request.query.limit);
@@ -258,6 +260,7 @@ export function marketsRoutes(options: MarketsRoutesOptions): Route[] {
         },
         { additionalProperties: false },
       ),
+      response: marketSchema,
       summary: `Create a market over ${marketAssetsMin}-${marketAssetsMax} assets of one asset_type, settled in token, from start_time to end_time (ISO 8601 UTC; at most 90 days), bets within [min_bet, max_bet]`,
       handler: (request) => {
         const body = request.body;
@@ -309,6 +312,7 @@ export function marketsRoutes(options: MarketsRoutesOptions): Route[] {
       rateLimit: 'general',
       status: 200,
       errors: ['MARKET_NOT_FOUND'],
+      response: marketSchema,
       summary: 'One market by contract address or id: its record, status, and start and end prices and winners once known',
       handler: (request) => ({ body: record(marketOf(request, 'contract_address')) }),
     }),
@@ -322,6 +326,7 @@ export function marketsRoutes(options: MarketsRoutesOptions): Route[] {
       rateLimit: 'general',
       status: 200,
       errors: ['MARKET_NOT_FOUND'],
+      response: marketResultsSchema,
       summary: 'Standings (start and end price, change, rank per asset), winners, the WTA pool with its bets and payouts, and the position payouts',
       handler: (request) => {
         const market = marketOf(request, 'contract_address');
@@ -339,6 +344,7 @@ export function marketsRoutes(options: MarketsRoutesOptions): Route[] {
       status: 200,
       errors: ['MARKET_NOT_FOUND', 'ASSET_NOT_IN_MARKET'],
       query: Type.Object({ asset: Type.String({ minLength: 1, maxLength: 12 }) }, { additionalProperties: false }),
+      response: marketBookSchema,
       summary: 'The YES book of one asset of the market: bids and asks as price levels (price, quantity in shares, orders), best bid and ask, spread',
       handler: (request) => {
         const market = marketOf(request, 'contract_address');
@@ -367,6 +373,7 @@ export function marketsRoutes(options: MarketsRoutesOptions): Route[] {
         },
         { additionalProperties: false },
       ),
+      response: placedMarketOrderSchema,
       summary: 'A limit order on one asset\'s YES book: price in (0, 1) on a 0.001 grid, quantity in shares on a 0.001 grid; matched at the maker\'s price, taker fee 10 bps, the rest rests until filled, cancelled or the market ends',
       handler: (request) => {
         const body = request.body;
@@ -415,6 +422,7 @@ export function marketsRoutes(options: MarketsRoutesOptions): Route[] {
       rateLimit: 'general',
       status: 200,
       errors: ['MARKET_NOT_FOUND'],
+      response: marketOrdersSchema,
       summary: 'Your open orders in the market, oldest first',
       handler: (request) => {
         const market = marketOf(request, 'contract_address');
@@ -435,6 +443,7 @@ export function marketsRoutes(options: MarketsRoutesOptions): Route[] {
       rateLimit: 'orders',
       status: 200,
       errors: ['MARKET_NOT_FOUND', 'MARKET_ORDER_NOT_FOUND'],
+      response: cancelledMarketOrderSchema,
       summary: 'Cancel one of your open orders in the market; its holds are released',
       handler: (request) => {
         const market = marketOf(request, 'contract_address');
@@ -481,6 +490,7 @@ export function marketsRoutes(options: MarketsRoutesOptions): Route[] {
         },
         { additionalProperties: false },
       ),
+      response: betSchema,
       summary: 'A winner-takes-all bet on one asset (amount in the market\'s token within [min_bet, max_bet], held at once) while the market is pending or active; the pool goes pro-rata to stakes on the winner(s)',
       handler: (request) => {
         const body = request.body;

@@ -40,6 +40,7 @@ import { declareRoute, type Later, type Route } from '../http/route-table.ts';
 import { formatPriceE8 } from '../prices/records.ts';
 import type { TradeRecord } from './history.ts';
 import type { MarketView, PerpetualView } from './view.ts';
+import { perpetualBalanceSchema, perpetualMarketsSchema, perpetualStatusSchema, perpetualTradesSchema, predictionSchema } from './schemas.ts';
 
 /** Trades one page may hold, and a page's size unless `limit` says. */
 export const tradesPageMax = 100;
@@ -170,6 +171,7 @@ export function perpetualRoutes(options: PerpetualRoutesOptions): Route[] {
       status: 200,
       errors: [],
       query: modeQuery,
+      response: perpetualMarketsSchema,
       summary: 'Every perpetual YES/NO market with its current epoch: times, start and current price, pools and implied prices (?mode=paper for the paper pools)',
       handler: (request) => {
         const mode = modeOf(request.query);
@@ -187,6 +189,7 @@ export function perpetualRoutes(options: PerpetualRoutesOptions): Route[] {
       status: 200,
       errors: ['MARKET_NOT_FOUND'],
       query: modeQuery,
+      response: perpetualStatusSchema,
       summary: 'One perpetual market: epoch number and times, start and current price, pools, implied prices, countdown_seconds to the epoch end and the last resolution',
       handler: (request) => {
         const market = marketOf(request.params['symbol']);
@@ -227,6 +230,7 @@ export function perpetualRoutes(options: PerpetualRoutesOptions): Route[] {
       status: 201,
       errors: ['NOT_FOUND', 'UNKNOWN_COLLATERAL', 'MARKET_NOT_FOUND', 'PERPETUAL_MARKET_NOT_OPEN', 'PERPETUAL_EPOCH_CLOSED', 'PERPETUAL_EPOCH_FULL', 'INVALID_PERPETUAL_STAKE', 'INSUFFICIENT_BALANCE'],
       body: predictBody,
+      response: predictionSchema,
       summary:
         `Predict: POST /api/v1/perpetual/user/${slug}-predict stakes amount ${collateral.symbol} on side YES or NO of market_symbol's current epoch ` +
         '(live, or paper with mode "paper", paper or is_paper true); allowed until the epoch ends. Answers 201 with the prediction, the pools and implied prices after it',
@@ -288,6 +292,7 @@ export function perpetualRoutes(options: PerpetualRoutesOptions): Route[] {
       status: 200,
       errors: [],
       query: modeQuery,
+      response: perpetualBalanceSchema,
       summary: `The caller's ${collateral.symbol} (available, held: open stakes and open orders) and open stakes, live or paper (?mode=paper)`,
       handler: (request) => {
         const userId = request.principal!.userId;
@@ -321,6 +326,7 @@ export function perpetualRoutes(options: PerpetualRoutesOptions): Route[] {
       status: 200,
       errors: [],
       query: tradesQuery,
+      response: perpetualTradesSchema,
       summary: `The caller's predictions, newest first, with outcome (pending, won, lost, refunded) and payout; limit 1-${tradesPageMax} (default ${tradesPageDefault}), cursor from next_cursor; ?mode=paper for paper`,
       handler: (request) => {
         const limit = request.query.limit === undefined ? tradesPageDefault : Number(request.query.limit);

@@ -18,6 +18,7 @@ import type { OracleAsset } from '../../engine/runtime/oracle/source.ts';
 import { changePercent, dateOfDay, formatPriceE8 } from './records.ts';
 import type { PricesView } from './view.ts';
 import { computeMacd, macdDefaults, macdInputProblem } from './macd.ts';
+import { macdSchema, priceHistorySchema, priceRecordSchema, pricesSchema } from './schemas.ts';
 
 /** The longest history one request may ask for, and assets one prices request may name. */
 export const historyDaysMax = 400;
@@ -74,6 +75,7 @@ export function pricesRoutes(options: PricesRoutesOptions): Route[] {
       rateLimit: 'general',
       status: 200,
       errors: ['ASSET_NOT_FOUND', 'PRICE_NOT_AVAILABLE'],
+      response: priceRecordSchema,
       summary: 'Latest oracle price of one asset: price, change_24h (percent), timestamp, source and stale flag',
       handler: (request) => {
         const [asset, price] = priced(request.params['asset'] ?? '');
@@ -91,6 +93,7 @@ export function pricesRoutes(options: PricesRoutesOptions): Route[] {
       status: 200,
       errors: ['ASSET_NOT_FOUND', 'PRICE_NOT_AVAILABLE', 'TOO_MANY_ASSETS'],
       query: Type.Object({ assets: Type.String({ minLength: 1, maxLength: 600 }) }, { additionalProperties: false }),
+      response: pricesSchema,
       summary: `Latest oracle prices of several assets: query assets repeated per asset (or comma-separated), at most ${assetsPerRequestMax}`,
       handler: (request) => {
         const symbols = [...new Set(request.queryAll('assets').flatMap((value) => value.split(',')).map((value) => value.trim().toUpperCase()).filter((value) => value !== ''))];
@@ -110,6 +113,7 @@ export function pricesRoutes(options: PricesRoutesOptions): Route[] {
       status: 200,
       errors: ['ASSET_NOT_FOUND', 'PRICE_NOT_AVAILABLE'],
       query: Type.Object({ days: Type.Optional(integerText(3)) }, { additionalProperties: false }),
+      response: priceHistorySchema,
       summary: `Daily closes of one asset, oldest first, ending with the latest close (days 1-${historyDaysMax}, default ${historyDaysDefault})`,
       handler: (request) => {
         const days = request.query.days === undefined ? historyDaysDefault : Number(request.query.days);
@@ -138,6 +142,7 @@ export function pricesRoutes(options: PricesRoutesOptions): Route[] {
         },
         { additionalProperties: false },
       ),
+      response: macdSchema,
       summary: 'MACD of an asset\'s daily closes (TA-Lib convention): days 35-365 (default 90), fast 12, slow 26, signal 9',
       handler: (request) => {
         const number = (text: string | undefined, fallback: number) => (text === undefined ? fallback : Number(text));
