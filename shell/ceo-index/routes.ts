@@ -354,6 +354,7 @@ export function ceoIndexRoutes(options: CeoRoutesOptions): Route[] {
       path: `${base}/score/stream`,
       name: 'stream_ceo_ai_score',
       tags,
+      contentType: 'text/event-stream',
       auth: 'none',
       rateLimit: 'general',
       errors: ['BUSY', 'RATE_LIMITED'],

@@ -18,6 +18,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TOTP, URI } from 'otpauth';
@@ -28,61 +30,13 @@ import { call, type JsonResponse } from '../http/test-client.ts';
 import { Router } from '../http/router.ts';
 import type { Route } from '../http/route-table.ts';
 
-/**
- * Public routes that do not declare a response schema yet: the shell/http routes and the discovery
- * documents get theirs on another branch. The tour still calls them; empty this list when they arrive
- * (an entry whose route has since declared a schema fails, so the list cannot go stale).
- */
-const routesAwaitingSchemas: ReadonlySet<string> = new Set([
-  'tp_clob_list_pairs',
-  'tp_clob_time',
-  'tp_clob_orderbook',
-  'tp_clob_hybrid_book',
-  'tp_clob_book',
-  'tp_clob_venues',
-  'tp_clob_bbo',
-  'register',
-  'login',
-  'refresh_session',
-  'get_portfolio',
-  'get_balances',
-  'tp_clob_balance',
-  'add_withdrawal_address',
-  'list_withdrawal_addresses',
-  'remove_withdrawal_address',
-  'get_deposit_addresses',
-  'withdraw',
-  'tp_clob_withdraw',
-  'list_withdrawals',
-  'create_api_key',
-  'list_api_keys',
-  'revoke_api_key',
-  'update_api_key',
-  'get_api_key_with_password',
-  'tp_clob_place_order',
-  'tp_clob_submit_order',
-  'tp_clob_cancel_order',
-  'tp_clob_place_batch',
-  'tp_clob_cancel_batch',
-  'tp_clob_cancel_all_orders',
-  'tp_clob_amend_order',
-  'tp_clob_open_orders',
-  'tp_clob_order_history',
-  'tp_clob_get_order',
-  'tp_clob_recent_trades',
-  'tp_clob_my_trades',
-  'tp_clob_ticker',
-  'tp_clob_stats',
-  'tp_clob_chart',
-  'setup_two_factor',
-  'enable_two_factor',
-  'verify_two_factor',
-  'disable_two_factor',
-  'get_two_factor_status',
-  'register_agent',
-  'get_openapi_document',
-  'get_llms_txt',
-]);
+/** A fictional person's profile page, for the CEO index's scoring routes. */
+const profilePage = `<!doctype html><html><head><title>Rowan Vale - CEO at Fictional Orbit</title>
+<meta property="og:title" content="Rowan Vale - CEO at Fictional Orbit"></head><body><article><h1>Rowan Vale</h1>
+<p>Rowan Vale is the CEO of Fictional Orbit, a sample company. Rowan trained transformer language models and wrote papers on vector embeddings.</p>
+<p>Before that, Rowan worked as a hands-on engineer on machine learning systems in production for many years.</p></article></body></html>`;
+/** Where the page is served (set once the tour's page server listens). */
+let tourPageUrl = '';
 
 const adminKey = 'tour-admin';
 const admin = { 'x-api-key': adminKey };
@@ -207,6 +161,21 @@ const visits: Record<string, Visit> = {
   // Discovery and the public exchange.
   get_openapi_document: (t) => t.call('GET', '/openapi-public.json'),
   get_llms_txt: (t) => t.text('/llms.txt', /^text\/plain/),
+  get_asyncapi_document: (t) => t.call('GET', '/asyncapi.json'),
+  get_agent_card: (t) => t.call('GET', '/.well-known/agent-card.json'),
+  get_skill_md: (t) => t.text('/.well-known/skills/default/SKILL.md', /^text\/markdown/),
+
+  // The CEO index: the sample board, then a scoring of the tour's own fictional profile page.
+  get_ceo_ai_leaderboard: (t) => t.call('GET', '/api/v1/ceo-ai-leaderboard?sector=crypto&limit=10'),
+  export_ceo_ai_leaderboard: (t) => t.call('GET', '/api/v1/ceo-ai-leaderboard/export.json'),
+  get_ceo_ai_methodology: (t) => t.call('GET', '/api/v1/ceo-ai-leaderboard/methodology'),
+  get_ceo_ai_profile: async (t) => {
+    const slug = (await t.ok('GET', '/api/v1/ceo-ai-leaderboard?limit=10'))['people'][0].slug;
+    return t.call('GET', `/api/v1/ceo-ai-leaderboard/profile/${slug}`);
+  },
+  score_ceo_ai_profile: (t) => t.call('POST', '/api/v1/ceo-ai-leaderboard/score?wait=10', { url: tourPageUrl }),
+  get_ceo_ai_score_status: (t) => t.call('GET', `/api/v1/ceo-ai-leaderboard/score/status?url=${encodeURIComponent(tourPageUrl)}`),
+  stream_ceo_ai_score: (t) => t.text(`/api/v1/ceo-ai-leaderboard/score/stream?url=${encodeURIComponent(tourPageUrl)}`, /^text\/event-stream/),
   tp_clob_list_pairs: (t) => t.call('GET', '/api/v1/exchange/pairs'),
   tp_clob_time: (t) => t.call('GET', '/api/v1/exchange/time'),
 
@@ -301,6 +270,7 @@ const visits: Record<string, Visit> = {
   tp_clob_recent_trades: (t) => t.call('GET', '/api/v1/exchange/eth/trades'),
   tp_clob_my_trades: (t) => t.call('GET', '/api/v1/exchange/eth/trades/mine', undefined, t.alice.key),
   tp_clob_ticker: (t) => t.call('GET', '/api/v1/exchange/eth/ticker'),
+  tp_clob_markets: (t) => t.call('GET', '/api/v1/exchange/markets'),
   tp_clob_stats: (t) => t.call('GET', '/api/v1/exchange/eth/stats'),
   tp_clob_chart: (t) => t.call('GET', '/api/v1/exchange/eth/chart?interval=1m'),
 
@@ -484,9 +454,25 @@ const visits: Record<string, Visit> = {
 
 test('the tour: every public route answers 2xx within its declared response schema', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'tour-'));
-  const config = loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: adminKey, PRICE_TICK_MS: '100', PRICE_HISTORY_DAYS: '40', ARENA_EPOCH_MS: '2000' });
+  // A profile page for the CEO index's scoring, served from this process (hence OUTBOUND_ALLOW_PRIVATE).
+  const pages = http.createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    response.end(profilePage);
+  });
+  await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
+  const config = loadConfig({
+    PORT: '0',
+    AMM_CHAINS: '',
+    DATA_DIR: dataDir,
+    ADMIN_API_KEY: adminKey,
+    PRICE_TICK_MS: '100',
+    PRICE_HISTORY_DAYS: '40',
+    ARENA_EPOCH_MS: '2000',
+    OUTBOUND_ALLOW_PRIVATE: '1',
+  });
   const server = await startServer(config, silentLog);
   try {
+    tourPageUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}/profile`;
     const publicRoutes = server.table.routes.filter((route) => route.auth !== 'admin');
     const names = publicRoutes.map((route) => route.name ?? `${route.method} ${route.path}`);
 
@@ -495,10 +481,9 @@ test('the tour: every public route answers 2xx within its declared response sche
     assert.deepEqual(missing, [], `public routes without a tour entry: ${missing.join(', ')}`);
     const stale = Object.keys(visits).filter((name) => !names.includes(name));
     assert.deepEqual(stale, [], `tour entries naming no public route: ${stale.join(', ')}`);
-    const unschemed = publicRoutes.filter((route) => route.response === undefined && !routesAwaitingSchemas.has(route.name ?? '')).map((route) => route.name);
+    // Every JSON route declares its answer; text routes (llms.txt, SKILL.md, event streams) declare their type.
+    const unschemed = publicRoutes.filter((route) => route.response === undefined && route.contentType === undefined).map((route) => route.name);
     assert.deepEqual(unschemed, [], `public routes without a response schema: ${unschemed.join(', ')}`);
-    const schemedNow = publicRoutes.filter((route) => route.response !== undefined && routesAwaitingSchemas.has(route.name ?? '')).map((route) => route.name);
-    assert.deepEqual(schemedNow, [], `routes that now declare a response schema: take them out of routesAwaitingSchemas: ${schemedNow.join(', ')}`);
 
     const tour = new Tour(server);
     const alice = await tour.user('alice', [['USDC', '1000000'], ['ETH', '100'], ['PLAT', '100000'], ['PRED', '1000']]);
@@ -521,6 +506,7 @@ test('the tour: every public route answers 2xx within its declared response sche
     assert.deepEqual(unreached, [], `public routes the tour did not reach: ${unreached.join(', ')}`);
   } finally {
     await server.close();
+    pages.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
