@@ -167,6 +167,15 @@ const server = http.createServer((request, response) => {
     case '/never':
       // Never answers: only the caller's deadline ends the request.
       return;
+    case '/echo': {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ method: request.method, body: Buffer.concat(chunks).toString(), type: request.headers['content-type'], agent: request.headers['user-agent'] }));
+      });
+      return;
+    }
     case '/missing':
       response.writeHead(404, { 'content-type': 'text/plain' });
       response.end('no');
@@ -252,6 +261,18 @@ test('redirects are followed up to the limit, and one more is refused', async ()
   assert.equal((await refusal(outboundFetch(`${base}/chain?left=${outboundRedirectsMax + 1}`, { timeoutMs: 2000, allowPrivate: true }))).reason, 'too_many_redirects');
   assert.equal((await refusal(outboundFetch(`${base}/loop`, { timeoutMs: 2000, allowPrivate: true }))).reason, 'too_many_redirects');
   assert.equal((await refusal(outboundFetch(`${base}/chain?left=2`, { timeoutMs: 2000, allowPrivate: true, redirectsMax: 1 }))).reason, 'too_many_redirects');
+});
+
+test('a POST sends its body and headers, and follows no redirect', async () => {
+  const echoed = await outboundFetchJson(`${base}/echo`, {
+    timeoutMs: 2000,
+    allowPrivate: true,
+    method: 'POST',
+    body: '{"q":"é"}',
+    headers: { 'content-type': 'application/json', 'user-agent': 'other' },
+  });
+  assert.deepEqual(echoed, { method: 'POST', body: '{"q":"é"}', type: 'application/json', agent: 'trading-platform-outbound/1' });
+  assert.equal((await refusal(outboundFetch(`${base}/chain?left=1`, { timeoutMs: 2000, allowPrivate: true, method: 'POST', body: '{}' }))).reason, 'too_many_redirects');
 });
 
 test('every hop is checked again: a redirect from an allowed address to a refused one is refused', async () => {

@@ -114,6 +114,16 @@ export interface OutboundOptions {
   readonly resolve?: (hostname: string) => Promise<readonly ResolvedAddress[]>;
   /** Aborts the request (its reason is what the request rejects with). */
   readonly signal?: AbortSignal;
+  /** GET (the default) or POST. */
+  readonly method?: 'GET' | 'POST';
+  /**
+   * A request body (POST). A request with a body follows no redirect: a 3xx answer is refused as
+   * `too_many_redirects`, since a redirect would either drop the body or send it to a place the caller
+   * never named.
+   */
+  readonly body?: string;
+  /** Extra request headers (a content type, an authorization); they cannot replace the user agent. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface OutboundResponse {
@@ -309,11 +319,17 @@ interface Hop {
 function requestHop(url: URL, pinned: ResolvedAddress, options: OutboundOptions, bytesMax: number, signal: AbortSignal): Promise<Hop> {
   return new Promise<Hop>((resolve, reject) => {
     let settled = false;
+    const body = options.body === undefined ? undefined : Buffer.from(options.body, 'utf8');
     const request = (url.protocol === 'https:' ? https : http).request(url, {
-      method: 'GET',
+      method: options.method ?? 'GET',
       agent: false,
       lookup: pinnedLookup(pinned),
-      headers: { accept: options.expectJson === true ? 'application/json' : '*/*', 'user-agent': 'trading-platform-outbound/1' },
+      headers: {
+        accept: options.expectJson === true ? 'application/json' : '*/*',
+        ...options.headers,
+        'user-agent': 'trading-platform-outbound/1',
+        ...(body === undefined ? {} : { 'content-length': String(body.length) }),
+      },
     });
     const finish = (error: unknown, hop?: Hop): void => {
       if (settled) return;
@@ -354,7 +370,7 @@ function requestHop(url: URL, pinned: ResolvedAddress, options: OutboundOptions,
       response.on('aborted', () => finish(signal.aborted ? signal.reason : new OutboundNetworkError('the response was cut short')));
     });
     if (signal.aborted) finish(signal.reason);
-    else request.end();
+    else request.end(body);
   });
 }
 
@@ -383,14 +399,14 @@ function boundedInteger(value: number, low: number, high: number, name: string):
 }
 
 /**
- * GETs `target` under the rules above and answers the final 2xx response with its whole body. Rejects with
+ * GETs (or POSTs `body` to) `target` under the rules above and answers the final 2xx response with its whole body. Rejects with
  * OutboundRefusedError (a rule refused it), OutboundTimeoutError, OutboundTooLargeError, OutboundHttpError
  * (a non-2xx final status) or OutboundNetworkError; with the caller's abort reason when its signal aborts.
  */
 export async function outboundFetch(target: string, options: OutboundOptions): Promise<OutboundResponse> {
   const timeoutMs = boundedInteger(options.timeoutMs, 1, outboundTimeoutMsMax, 'timeoutMs');
   const bytesMax = boundedInteger(options.bytesMax ?? outboundBytesDefault, 1, outboundBytesCeiling, 'bytesMax');
-  const redirectsMax = boundedInteger(options.redirectsMax ?? outboundRedirectsMax, 0, outboundRedirectsMax, 'redirectsMax');
+  const redirectsMax = options.body !== undefined ? 0 : boundedInteger(options.redirectsMax ?? outboundRedirectsMax, 0, outboundRedirectsMax, 'redirectsMax');
   const guard: Guard = { allowPrivate: options.allowPrivate === true, allowAddress: options.allowAddress, resolve: options.resolve ?? systemResolve };
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new OutboundTimeoutError(timeoutMs)), timeoutMs);
