@@ -1,8 +1,9 @@
 /**
  * The support agents' retrieval and extractive answers, over the passages of corpus.ts.
  *
- * Index: MiniSearch (BM25+, its default parameters) over three fields of each passage: `title` (boost 2),
- * `section` (1) and `text` (1). Terms are lower-cased, English stop words are dropped, and a plural `s` is
+ * Index: MiniSearch (BM25+, its default parameters) over four fields of each passage: `title` (boost 2),
+ * `section` (1), `lead` (1.5, see `leadOf`) and `text` (1). Terms are lower-cased, English stop words and
+ * question fillers are dropped, and a plural `s` is
  * cut (`orders` and `order` are one term; not after `s`, `u` or `i`, so `address`, `status` and `basis`
  * stay whole), the same for documents and questions. A question term of 4 characters or more also
  * matches terms it begins (prefix: `order` finds `orderbook`), and one of 5 or more matches terms one edit
@@ -61,7 +62,8 @@ export const stopWords: ReadonlySet<string> = new Set(
     'did do does doing done down during each either else ever every few for from further get gets getting give given go had has have ' +
     'having he her here hers him his how i if in into is it its itself just let me more most my no nor not now of off on once only or ' +
     'other our ours out over own please same she should so some such than that the their theirs them then there these they this those ' +
-    'through to too under until up us very want was way we were what when where which while who whom why will with would you your yours'
+    'through to too under until up us very want was way we were what when where which while who whom why will with would you your yours ' +
+    'work works explain tell know mean means need'
   ).split(' '),
 );
 
@@ -103,7 +105,7 @@ function sentencesOf(passage: Passage): string[] {
   if (passage.code) return passage.text.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !/^(```|~~~)/.test(line));
   return passage.text
     .replace(/\s*\n\s*/g, ' ')
-    .split(/(?<=[.!?:])\s+(?=[A-Z0-9`"(\[])/)
+    .split(/(?<=[.!?])\s+(?=[A-Z0-9`"(\[])/)
     .map((sentence) => sentence.trim())
     .filter((sentence) => sentence !== '');
 }
@@ -118,16 +120,30 @@ const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 
 /** How much more a match in the passage's heading (or operation name) counts than one in its text. */
 export const titleBoost = 2;
+/**
+ * A prose paragraph's first words usually name its subject ("Two-factor login: ...", "API keys (...) are"):
+ * they are indexed once more as the `lead`, at this boost, on top of the text they belong to. Code blocks
+ * and operations have none (an operation's name is its title already).
+ */
+export const leadBoost = 1.5;
+export const leadWordsMax = 6;
+
+/** The first `leadWordsMax` words of a prose passage. */
+function leadOf(passage: Passage): string {
+  if (passage.code || passage.document.startsWith('openapi:')) return '';
+  return tokenize(passage.text.slice(0, 200)).filter((token) => token !== '').slice(0, leadWordsMax).join(' ');
+}
 
 export class SupportIndex {
   private readonly search: MiniSearch<Passage>;
 
   constructor(readonly passages: readonly Passage[]) {
     this.search = new MiniSearch<Passage>({
-      fields: ['title', 'section', 'text'],
+      fields: ['title', 'section', 'lead', 'text'],
+      extractField: (passage, field) => (field === 'lead' ? leadOf(passage) : passage[field as keyof Passage]),
       processTerm: (term) => processTerm(term),
       searchOptions: {
-        boost: { title: titleBoost, section: 1, text: 1 },
+        boost: { title: titleBoost, section: 1, lead: leadBoost, text: 1 },
         prefix: (term) => term.length >= prefixLengthMin,
         fuzzy: (term) => (term.length >= fuzzyLengthMin ? 0.2 : false),
         // At most two edits, whatever the term's length: a fuzzy match further away is no longer a typo.
