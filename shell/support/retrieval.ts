@@ -3,14 +3,14 @@
  *
  * Index: MiniSearch (BM25+, its default parameters) over four fields of each passage: `title` (boost 2),
  * `section` (1), `lead` (1.5, see `leadOf`) and `text` (1). Terms are lower-cased, English stop words and
- * question fillers are dropped, and a plural `s` is
- * cut (`orders` and `order` are one term; not after `s`, `u` or `i`, so `address`, `status` and `basis`
- * stay whole), the same for documents and questions. A question term of 4 characters or more also
- * matches terms it begins (prefix: `order` finds `orderbook`), and one of 5 or more matches terms one edit
- * away (fuzzy 0.2: a typo); such matches weigh less than exact ones (MiniSearch's default weights). Words
- * of the request's `context` join the query at half weight. A question's first `questionTermsMax` distinct
- * terms are searched (a context's first `contextTermsMax`), and tokens over `termCharsMax` characters are
- * no terms, so that the longest question costs a bounded search.
+ * question fillers are dropped, and a plural `s` is cut (`orders` and `order` are one term; not after `s`,
+ * `u` or `i`, so `address`, `status` and `basis` stay whole), the same for documents and questions. A
+ * question term of 4 characters or more also matches terms it begins (prefix: `order` finds `orderbook`),
+ * and one of 5 or more matches terms one edit away (fuzzy 0.2: a typo); such matches weigh less than exact
+ * ones (MiniSearch's default weights). Words of the request's `context` join the query at half weight. A
+ * question's first `questionTermsMax` distinct terms are searched (a context's first `contextTermsMax`),
+ * and tokens over `termCharsMax` characters are no terms, so that the longest question costs a bounded
+ * search.
  *
  * A passage answers only when it matches at least half of the question's distinct terms (rounded up);
  * when none does, the answer is "no answer found" with suggestions, never the best of bad matches.
