@@ -16,10 +16,10 @@
  * when none does, the answer is "no answer found" with suggestions, never the best of bad matches.
  *
  * Answer rule: the qualifying passages are taken best first, at most `answerPassagesMax`, and only those
- * scoring at least a quarter of the best. From each, the sentences (for code blocks, the lines) holding the
- * most question terms, at most `sentencesPerPassageMax`, in the passage's own order (a passage that
- * matched only by its heading gives its first sentence). Sentences are cut at `sentenceCharsMax` and the
- * answer stops before it would pass `answerCharsMax`. Every passage quoted is cited: its document, its
+ * scoring at least a quarter of the best. From each, the sentences (for code blocks and tables, the lines)
+ * holding the most question terms, at most `sentencesPerPassageMax`, in the passage's own order (a passage
+ * that matched only by its heading gives its first sentence). Sentences are cut at `sentenceCharsMax` and
+ * the answer stops before it would pass `answerCharsMax`. Every passage quoted is cited: its document, its
  * section and its score (rounded to 3 decimals). Nothing depends on time or chance: one question and one
  * corpus give one answer.
  */
@@ -101,8 +101,14 @@ function covers(sentenceTerm: string, questionTerm: string): boolean {
   return sentenceTerm === questionTerm || (questionTerm.length >= prefixLengthMin && sentenceTerm.startsWith(questionTerm));
 }
 
+/** A Markdown table's separator row (`| --- | :-: |`). */
+const tableRule = /^\|[\s:|-]+\|$/;
+
+/** A passage's sentences; a code block's and a table's are its lines (a table without its separator row). */
 function sentencesOf(passage: Passage): string[] {
-  if (passage.code) return passage.text.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !/^(```|~~~)/.test(line));
+  const lines = passage.text.split('\n').map((line) => line.trim());
+  if (passage.code) return lines.filter((line) => line !== '' && !/^(```|~~~)/.test(line));
+  if (lines.every((line) => line.startsWith('|'))) return lines.filter((line) => !tableRule.test(line));
   return passage.text
     .replace(/\s*\n\s*/g, ' ')
     .split(/(?<=[.!?])\s+(?=[A-Z0-9`"(\[])/)

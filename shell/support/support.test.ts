@@ -16,7 +16,7 @@ import { call } from '../http/test-client.ts';
 import { formatAtoms } from '../../engine/core/units.ts';
 import { calculatorPerMinute } from '../auth/rate-limit.ts';
 import { answerCharsMax } from './retrieval.ts';
-import { questionCharsMax } from './index.ts';
+import { buildSupportIndex, questionCharsMax } from './index.ts';
 
 const supportPath = '/api/v1/support/ai-agent';
 const investorPath = '/api/v1/support/ai-agent/investor';
@@ -75,7 +75,11 @@ test('support and investor agents: retrieval with citations, 422s, figures from 
     const again = await ask(supportPath, { question: 'How do I place a scale order?' });
     assert.deepEqual(again.json, scale.json);
 
-    // Context words help but never answer alone.
+    // Context words steer the ranking, and never answer alone.
+    const cancel = await ask(supportPath, { question: 'how do I cancel an order' });
+    assert.notEqual(cancel.json['citations'][0].document, 'openapi:cancel_arena_order');
+    const cancelInArena = await ask(supportPath, { question: 'how do I cancel an order', context: { page: 'arena' } });
+    assert.equal(cancelInArena.json['citations'][0].document, 'openapi:cancel_arena_order');
     const withContext = await ask(supportPath, { question: 'what is the weather in paris tomorrow', context: { page: 'scale orders' } });
     assert.equal(withContext.json['answered'], false);
     const nothing = await ask(supportPath, { question: 'what is the weather in paris tomorrow' });
@@ -84,6 +88,12 @@ test('support and investor agents: retrieval with citations, 422s, figures from 
     assert.match(nothing.json['answer'], /No answer found/);
     assert.deepEqual(nothing.json['citations'], []);
     assert.ok((nothing.json['suggestions'] as string[]).some((line) => line.includes('/llms.txt')));
+
+    // The index holds README.md, llms.txt and one passage for every public operation of the route table.
+    const index = await buildSupportIndex(server.table);
+    const documents = new Set(index.passages.map((passage) => passage.document));
+    assert.ok(documents.has('README.md') && documents.has('llms.txt'));
+    for (const route of server.table.routes) if (route.auth !== 'admin') assert.ok(documents.has(`openapi:${route.name}`), String(route.name));
 
     // Validation: 422 naming the field.
     const refusals: Array<[unknown, RegExp]> = [
