@@ -399,9 +399,10 @@ function boundedInteger(value: number, low: number, high: number, name: string):
 }
 
 /**
- * GETs (or POSTs `body` to) `target` under the rules above and answers the final 2xx response with its whole body. Rejects with
- * OutboundRefusedError (a rule refused it), OutboundTimeoutError, OutboundTooLargeError, OutboundHttpError
- * (a non-2xx final status) or OutboundNetworkError; with the caller's abort reason when its signal aborts.
+ * GETs `target` (or POSTs `body` to it) under the rules above and answers the final 2xx response with its
+ * whole body. Rejects with OutboundRefusedError (a rule refused it), OutboundTimeoutError,
+ * OutboundTooLargeError, OutboundHttpError (a non-2xx final status) or OutboundNetworkError; with the
+ * caller's abort reason when its signal aborts.
  */
 export async function outboundFetch(target: string, options: OutboundOptions): Promise<OutboundResponse> {
   const timeoutMs = boundedInteger(options.timeoutMs, 1, outboundTimeoutMsMax, 'timeoutMs');
