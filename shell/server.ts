@@ -131,7 +131,7 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey), log });
   amm.start();
   timers.start();
-  for (const instance of instances) await instance.start?.();
+  for (const instance of instances) await instance.start?.(table);
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
     app.listen(config.host, config.port, (socket) => (socket === false ? reject(new Error(`cannot listen on ${config.host}:${config.port}`)) : resolve(socket)));
   });

@@ -4,7 +4,7 @@
  * modules.ts imports the modules, so the list and the modules never import each other.
  */
 import type { ShellContext } from './context.ts';
-import type { Route } from './http/route-table.ts';
+import type { Route, RouteTable } from './http/route-table.ts';
 import type { DurableBatch } from '../engine/runtime/sequencer.ts';
 import type { TopicStream } from './ws/topic-stream.ts';
 
@@ -20,8 +20,12 @@ export interface ModuleInstance {
   readonly onDurable?: (batch: DurableBatch) => void;
   /** WebSocket streams the module serves: server.ts mounts them before listening and closes them first. */
   readonly streams?: readonly TopicStream<any>[];
-  /** Starts what runs beside the routes, once the engine has recovered and the routes are mounted. */
-  readonly start?: () => Promise<void> | void;
+  /**
+   * Starts what runs beside the routes, once the engine has recovered and the routes are mounted. `table`
+   * is the server's final route table (every module's routes and the discovery documents), for a module
+   * that describes the service itself (the support agents index the OpenAPI document made from it).
+   */
+  readonly start?: (table: RouteTable) => Promise<void> | void;
   /** Stops whatever makes commands (feeds, schedules); called before the engine closes. */
   readonly stop?: () => Promise<void> | void;
   /**

@@ -164,6 +164,8 @@ const visits: Record<string, Visit> = {
   get_asyncapi_document: (t) => t.call('GET', '/asyncapi.json'),
   get_agent_card: (t) => t.call('GET', '/.well-known/agent-card.json'),
   get_skill_md: (t) => t.text('/.well-known/skills/default/SKILL.md', /^text\/markdown/),
+  ask_support_agent: (t) => t.call('POST', '/api/v1/support/ai-agent', { question: 'How do I place a scale order?' }),
+  ask_investor_agent: (t) => t.call('POST', '/api/v1/support/ai-agent/investor', { question: 'What volume has the exchange traded?' }),
 
   // The CEO index: the sample board, then a scoring of the tour's own fictional profile page.
   get_ceo_ai_leaderboard: (t) => t.call('GET', '/api/v1/ceo-ai-leaderboard?sector=crypto&limit=10'),

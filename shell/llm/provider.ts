@@ -52,7 +52,7 @@ export function providerSettings(env: SettingsEnv): ProviderSettings | null {
     baseUrl: baseUrl.replace(/\/+$/, ''),
     apiKey,
     model,
-    timeoutMs: integer(env, 'LLM_TIMEOUT_MS', 20_000, 1_000, 60_000),
+    timeoutMs: integer(env, 'LLM_TIMEOUT_MS', 20_000, 100, 60_000),
     maxTokens: integer(env, 'LLM_MAX_TOKENS', 600, 16, 4_000),
     allowPrivate: env['OUTBOUND_ALLOW_PRIVATE'] === '1',
   };
