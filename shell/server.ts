@@ -39,6 +39,7 @@ import { MarketData } from './market/market-data.ts';
 import { ExchangeStream } from './ws/exchange-stream.ts';
 import type { TopicStream } from './ws/topic-stream.ts';
 import { platformDomains } from '../engine/domains/index.ts';
+import { McpService } from './mcp/mcp-server.ts';
 
 export interface RunningServer {
   readonly port: number;
@@ -125,6 +126,8 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   for (const moduleStream of streams) moduleStream.mount(app);
   moduleStreams = streams;
   const table = buildRouteTable(instances);
+  // Mounted before the table's catch-all; uWS matches the exact path /mcp/v1 before any wildcard.
+  const mcp = McpService.mount(app, table, config.env, config.bodyBytesMax, clock, log);
   table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey), log });
   amm.start();
   timers.start();
@@ -142,6 +145,7 @@ export async function startServer(config: Config, log: Log, clock: () => number 
     close: () => {
       closing ??= (async () => {
         uWS.us_listen_socket_close(listenSocket);
+        await mcp.close();
         stream.closeAll();
         for (const moduleStream of streams) moduleStream.closeAll();
         for (const instance of instances) await instance.close?.();
