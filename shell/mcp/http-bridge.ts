@@ -17,6 +17,21 @@ export interface BridgedRequest {
 /** Response headers uWS writes itself (it frames the body: length or chunked encoding). */
 const framingHeaders = new Set(['content-length', 'transfer-encoding', 'connection']);
 
+/** Reason phrases of the statuses the transport and this service answer (the web Response carries none). */
+const reasons: Readonly<Record<number, string>> = {
+  200: 'OK',
+  202: 'Accepted',
+  400: 'Bad Request',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
 /** One bridged request: whether the client is still there, and how to wake a writer waiting on the socket. */
 class Bridge {
   aborted = false;
@@ -46,7 +61,7 @@ class Bridge {
   }
 
   private head(response: Response): void {
-    this.res.writeStatus(`${response.status} ${response.statusText || 'Status'}`);
+    this.res.writeStatus(`${response.status} ${response.statusText || (reasons[response.status] ?? 'Status')}`);
     response.headers.forEach((value, key) => {
       if (!framingHeaders.has(key)) this.res.writeHeader(key, value);
     });
