@@ -311,9 +311,10 @@ export interface RouteInput {
   readonly body: unknown;
 }
 
-/** Who runs a route in-process: the credentials its HTTP request carried, and its Host header. */
+/** Who runs a route in-process: the credentials its HTTP request carried, its Host and Idempotency-Key headers. */
 export interface LocalCaller extends Credentials {
   readonly host: string;
+  readonly idempotencyKey: string;
 }
 
 /** What an in-process run answers: what REST would have sent (status, headers, content type and text). */
@@ -364,6 +365,8 @@ class LocalExchange implements RequestContext {
         return this.caller.authorization;
       case 'host':
         return this.caller.host;
+      case 'idempotency-key':
+        return this.caller.idempotencyKey;
       default:
         return '';
     }

@@ -69,7 +69,18 @@ export function authInfoOf(caller: LocalCaller): AuthInfo {
 
 function callerOf(authInfo: AuthInfo | undefined): LocalCaller {
   const caller = authInfo?.extra?.['caller'] as LocalCaller | undefined;
-  return caller ?? { apiKey: '', authorization: '', remoteAddress: '', host: '' };
+  return caller ?? { apiKey: '', authorization: '', remoteAddress: '', host: '', idempotencyKey: '' };
+}
+
+/**
+ * The caller of one tool call: its request's, with the Idempotency-Key the call names in
+ * `_meta.idempotency_key` (routes that take one read it as the REST header), since a session's HTTP
+ * headers are usually the same for every call.
+ */
+function callerOfCall(authInfo: AuthInfo | undefined, meta: Record<string, unknown> | undefined): LocalCaller {
+  const caller = callerOf(authInfo);
+  const key = meta?.['idempotency_key'];
+  return typeof key === 'string' ? { ...caller, idempotencyKey: key } : caller;
 }
 
 const prompts: readonly Prompt[] = [
@@ -145,7 +156,7 @@ export function serveCatalogue(catalogue: Catalogue, version: string): Server {
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const routeTool = catalogue.toolsByName.get(request.params.name);
     if (routeTool === undefined) throw new McpError(ErrorCode.InvalidParams, `no tool is named ${request.params.name}`);
-    return callRouteTool(catalogue.table, routeTool, request.params.arguments ?? {}, callerOf(extra.authInfo));
+    return callRouteTool(catalogue.table, routeTool, request.params.arguments ?? {}, callerOfCall(extra.authInfo, request.params._meta));
   });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
     resources: [...catalogue.documents.map((document) => document.resource), ...(catalogue.conformanceFixtures ? [fixtureResource] : [])],

@@ -151,6 +151,7 @@ export function bridgeRequest(res: HttpResponse, req: HttpRequest, bodyBytesMax:
     authorization: headers.get('authorization') ?? '',
     remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
     host,
+    idempotencyKey: headers.get('idempotency-key') ?? '',
   };
   const url = `http://${urlHost(host)}${path}${query === '' ? '' : `?${query}`}`;
   const run = (body: string | undefined): void => {

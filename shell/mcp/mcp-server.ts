@@ -4,7 +4,7 @@
  *
  * Sessions: an initialize request without `Mcp-Session-Id` opens one (its own Server and transport, its id
  * from node:crypto); later requests name it; DELETE ends it. At most MCP_SESSIONS_MAX are open (a new one
- * beyond is refused with 503), and a session that has sent no request for MCP_SESSION_IDLE_MS (none being
+ * beyond is refused with 503; MCP_SESSIONS_PER_ADDRESS from one client address, 429), and a session that has sent no request for MCP_SESSION_IDLE_MS (none being
  * answered) is closed, its standing GET stream with it. The Host and Origin headers are checked before anything else (DNS-rebinding protection:
  * 403), so a web page cannot reach a local server through a name it controls.
  */
@@ -24,6 +24,8 @@ export const mcpPath = '/mcp/v1';
 export const serverVersion = '0.1.0';
 
 interface Session {
+  /** The client address that opened it (sessions are also bounded per address). */
+  readonly address: string;
   readonly server: Server;
   readonly transport: WebStandardStreamableHTTPServerTransport;
   lastSeenMs: number;
@@ -51,6 +53,8 @@ export class McpService {
   private readonly sessions = new Map<string, Session>();
   /** Sessions being initialized (counted against the maximum until they are registered or dropped). */
   private pending = 0;
+  /** Sessions open or being initialized, per client address. */
+  private readonly perAddress = new Map<string, number>();
   private readonly catalogue: Catalogue;
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
@@ -119,33 +123,50 @@ export class McpService {
     if (this.sessions.size + this.pending >= this.settings.sessionsMax) {
       return refusal(503, `too many MCP sessions are open (MCP_SESSIONS_MAX ${this.settings.sessionsMax}); try again later`, { 'Retry-After': '60' });
     }
-    return this.open(request, options);
+    const address = bridged.caller.remoteAddress;
+    if ((this.perAddress.get(address) ?? 0) >= this.settings.sessionsPerAddressMax) {
+      return refusal(429, `too many MCP sessions from this address (MCP_SESSIONS_PER_ADDRESS ${this.settings.sessionsPerAddressMax}); end one with DELETE or let one expire`);
+    }
+    return this.open(request, address, options);
+  }
+
+  private countAddress(address: string, change: number): void {
+    const count = (this.perAddress.get(address) ?? 0) + change;
+    if (count === 0) this.perAddress.delete(address);
+    else this.perAddress.set(address, count);
   }
 
   /** A new session's server and transport; kept only when the request was a valid initialize. */
-  private async open(request: Request, options: { authInfo: ReturnType<typeof authInfoOf> }): Promise<Response> {
+  private async open(request: Request, address: string, options: { authInfo: ReturnType<typeof authInfoOf> }): Promise<Response> {
     const server = serveCatalogue(this.catalogue, serverVersion);
     let registered: Session | null = null;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        registered = { server, transport, lastSeenMs: this.clock(), open: 0 };
+        registered = { address, server, transport, lastSeenMs: this.clock(), open: 0 };
         this.sessions.set(id, registered);
       },
       onsessionclosed: (id) => this.drop(id),
     });
     this.pending++;
+    this.countAddress(address, 1);
     try {
       await server.connect(transport);
       const response = await transport.handleRequest(request, options);
       const session = registered as Session | null;
       if (session === null) {
+        this.countAddress(address, -1);
         await server.close();
         return response;
       }
       return this.track(session, response);
     } catch (error) {
-      await server.close();
+      const id = transport.sessionId;
+      if (id !== undefined && this.sessions.has(id)) this.drop(id);
+      else {
+        this.countAddress(address, -1);
+        await server.close();
+      }
       throw error;
     } finally {
       this.pending--;
@@ -211,6 +232,7 @@ export class McpService {
     const session = this.sessions.get(id);
     if (session === undefined) return;
     this.sessions.delete(id);
+    this.countAddress(session.address, -1);
     void session.server.close().catch((error: unknown) => this.log('mcp_session_close_failed', { session: id, error: String(error) }));
   }
 
@@ -234,6 +256,7 @@ export class McpService {
     clearInterval(this.sweeper);
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
+    this.perAddress.clear();
     await Promise.all(sessions.map((session) => session.server.close().catch(() => {})));
   }
 }

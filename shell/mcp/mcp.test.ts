@@ -3,8 +3,8 @@
  * started server: initialize, every tool listed across pages (SPEC's names among them), a read tool, an
  * order tool with a funded user's key, refusals as tool errors carrying the error shape, a tool needing
  * credentials refused without them, an agent's mcp_ key, the discovery documents as resources, prompts,
- * a foreign Origin refused, DELETE ending the session; and, on a service of its own with a test clock,
- * the session bound and idle expiry.
+ * a foreign Origin refused, DELETE ending the session; and, on services of their own with a test clock,
+ * the session bounds (in all and per address) and idle expiry.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -224,35 +224,51 @@ test('MCP over Streamable HTTP: tools from the route table, calls as on REST, re
   }
 });
 
-test('MCP sessions: at most MCP_SESSIONS_MAX, and an idle one expires', async () => {
+test('MCP sessions: at most MCP_SESSIONS_MAX, and MCP_SESSIONS_PER_ADDRESS from one address; an idle one expires', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'mcp-sessions-'));
   const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir }), silentLog);
-  // A service of its own on another port, with a clock the test moves.
+  // Services of their own on other ports, with a clock the test moves.
   let nowMs = 1_000_000;
-  const service = new McpService(server.table, mcpSettings({ MCP_SESSIONS_MAX: '1', MCP_SESSION_IDLE_MS: '60000' }), () => nowMs, silentLog);
-  const app = uWS.App();
-  service.mount(app, 64 * 1024);
-  const socket = await new Promise<uWS.us_listen_socket>((resolve, reject) => app.listen('127.0.0.1', 0, (listen) => (listen === false ? reject(new Error('listen')) : resolve(listen))));
-  const port = uWS.us_socket_local_port(socket as unknown as uWS.us_socket);
+  const serve = async (env: Record<string, string>): Promise<{ service: McpService; port: number; stop: () => Promise<void> }> => {
+    const service = new McpService(server.table, mcpSettings(env), () => nowMs, silentLog);
+    const app = uWS.App();
+    service.mount(app, 64 * 1024);
+    const socket = await new Promise<uWS.us_listen_socket>((resolve, reject) => app.listen('127.0.0.1', 0, (listen) => (listen === false ? reject(new Error('listen')) : resolve(listen))));
+    const stop = async (): Promise<void> => {
+      uWS.us_listen_socket_close(socket);
+      await service.close();
+    };
+    return { service, port: uWS.us_socket_local_port(socket as unknown as uWS.us_socket), stop };
+  };
   try {
-    const first = await connect(port);
-    assert.equal(service.openSessions, 1);
-    await assert.rejects(connect(port), /too many MCP sessions/);
+    const bounded = await serve({ MCP_SESSIONS_MAX: '1', MCP_SESSION_IDLE_MS: '60000' });
+    const first = await connect(bounded.port);
+    assert.equal(bounded.service.openSessions, 1);
+    await assert.rejects(connect(bounded.port), /too many MCP sessions are open/);
     nowMs += 30_000;
-    service.expireIdle();
-    assert.equal(service.openSessions, 1, 'not idle long enough');
+    bounded.service.expireIdle();
+    assert.equal(bounded.service.openSessions, 1, 'not idle long enough');
     await first.client.ping();
     nowMs += 60_001;
-    service.expireIdle();
-    assert.equal(service.openSessions, 0, 'expired after MCP_SESSION_IDLE_MS without a request');
+    bounded.service.expireIdle();
+    assert.equal(bounded.service.openSessions, 0, 'expired after MCP_SESSION_IDLE_MS without a request');
     await assert.rejects(first.client.ping(), /Session not found/);
-    const second = await connect(port);
-    assert.equal(service.openSessions, 1, 'a new session once the old one expired');
+    const second = await connect(bounded.port);
+    assert.equal(bounded.service.openSessions, 1, 'a new session once the old one expired');
     await second.client.close();
     await first.client.close();
+    await bounded.stop();
+
+    const perAddress = await serve({ MCP_SESSIONS_MAX: '10', MCP_SESSIONS_PER_ADDRESS: '1' });
+    const only = await connect(perAddress.port);
+    await assert.rejects(connect(perAddress.port), /too many MCP sessions from this address/);
+    await only.transport.terminateSession();
+    assert.equal(perAddress.service.openSessions, 0, 'DELETE ended it');
+    const again = await connect(perAddress.port);
+    await again.client.close();
+    await only.client.close();
+    await perAddress.stop();
   } finally {
-    uWS.us_listen_socket_close(socket);
-    await service.close();
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -7,6 +7,8 @@ import { flag, integer, type SettingsEnv } from '../config.ts';
 export interface McpSettings {
   /** Open sessions at most; an initialize beyond it is refused (503) until one ends or expires. */
   readonly sessionsMax: number;
+  /** Open sessions at most from one client address (429 beyond), so that one client cannot hold them all. */
+  readonly sessionsPerAddressMax: number;
   /** A session with no request for this long (and no open stream) is closed. */
   readonly sessionIdleMs: number;
   /**
@@ -37,6 +39,7 @@ function list(text: string): string[] {
 export function mcpSettings(env: SettingsEnv): McpSettings {
   return {
     sessionsMax: integer(env, 'MCP_SESSIONS_MAX', 1000, 1, 100_000),
+    sessionsPerAddressMax: integer(env, 'MCP_SESSIONS_PER_ADDRESS', 32, 1, 100_000),
     sessionIdleMs: integer(env, 'MCP_SESSION_IDLE_MS', 1_800_000, 1000, 7 * 86_400_000),
     allowedHosts: list(env['MCP_ALLOWED_HOSTS'] ?? 'localhost,127.0.0.1,[::1]'),
     allowedOrigins: list(env['MCP_ALLOWED_ORIGINS'] ?? ''),

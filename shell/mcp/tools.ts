@@ -107,7 +107,7 @@ export function routeTool(route: Route): RouteTool {
   const readOnly = route.method === 'GET';
   const tool: Tool = {
     name,
-    description: `${route.summary}. ${authText(route)} (${route.method} ${route.path})`,
+    description: `${route.summary.replace(/\.$/, '')}. ${authText(route)} (${route.method} ${route.path})`,
     inputSchema,
     ...(outputSchema === undefined ? {} : { outputSchema }),
     annotations: {
@@ -143,6 +143,14 @@ function asText(value: unknown): string {
   return JSON.stringify(value) ?? '';
 }
 
+/**
+ * Sets an own property even for a name like `__proto__` (which plain assignment would take as the
+ * object's prototype), so the route's schema sees every argument as REST's parsed JSON would show it.
+ */
+function put(target: Record<string, unknown>, name: string, value: unknown): void {
+  Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** Runs the tool's route with the call's arguments and turns its answer into a tool result. */
 export async function callRouteTool(table: RouteTable, routeTool: RouteTool, args: Record<string, unknown>, caller: LocalCaller): Promise<CallToolResult> {
   const params: Record<string, string> = {};
@@ -152,9 +160,9 @@ export async function callRouteTool(table: RouteTable, routeTool: RouteTool, arg
   for (const name of routeTool.pathNames) params[name] = '';
   for (const [name, value] of Object.entries(args)) {
     const part = routeTool.parts.get(name) ?? (routeTool.route.body === undefined ? 'query' : 'body');
-    if (part === 'path') params[name] = asText(value);
-    else if (part === 'query') query[name] = asText(value);
-    else body[name] = value;
+    if (part === 'path') put(params, name, asText(value));
+    else if (part === 'query') put(query, name, asText(value));
+    else put(body, name, value);
   }
   const answer = await table.runByName(routeTool.tool.name, { params, query, body }, caller);
   return toolResult(routeTool, answer);
