@@ -302,7 +302,6 @@ class HttpExchange implements RequestContext, Credentials {
   }
 }
 
-
 /** A route's arguments for an in-process run: path parameters, query values (text, as a URL carries them) and the JSON body. */
 export interface RouteInput {
   readonly params: Readonly<Record<string, string>>;
