@@ -1,6 +1,6 @@
 /**
  * What every MCP session offers, made once from the final route table: the tools (tools.ts), the discovery
- * documents as resources, and a few prompts for common agent tasks. Each session's low-level SDK `Server`
+ * documents as resources, a few prompts for common agent tasks and completions of their arguments. Each session's low-level SDK `Server`
  * answers from here (`serveCatalogue`); the caller of each request comes from the HTTP request that carried
  * it (`callerOf`), so credentials work exactly as on REST, request by request.
  */
@@ -8,6 +8,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
@@ -88,7 +89,7 @@ const prompts: readonly Prompt[] = [
     name: 'place_order',
     description: 'Place a limit order on the exchange after reading the book',
     arguments: [
-      { name: 'symbol', description: 'The market, e.g. ETH-USDC', required: true },
+      { name: 'symbol', description: "The market: its base token's symbol, e.g. ETH (tp_clob_list_pairs lists them)", required: true },
       { name: 'side', description: 'buy or sell', required: true },
       { name: 'quantity', description: 'Decimal quantity in the base asset', required: true },
       { name: 'price', description: 'Decimal limit price (omit to be told the best price first)', required: false },
@@ -97,7 +98,7 @@ const prompts: readonly Prompt[] = [
   {
     name: 'read_order_book',
     description: 'Read and summarise a market: best bid and offer, depth and recent trades',
-    arguments: [{ name: 'symbol', description: 'The market, e.g. ETH-USDC', required: true }],
+    arguments: [{ name: 'symbol', description: "The market: its base token's symbol, e.g. ETH", required: true }],
   },
 ];
 
@@ -130,6 +131,25 @@ function promptResult(name: string, args: Record<string, string>): GetPromptResu
   return { description: prompts.find((prompt) => prompt.name === name)?.description, messages: [{ role: 'user', content: { type: 'text', text } }] };
 }
 
+/** Values completed for a prompt argument, at most this many (the protocol's own bound). */
+const completionValuesMax = 100;
+
+/**
+ * Completions of our prompts' arguments: `side` from its two values, `symbol` from the markets
+ * (tp_clob_list_pairs run in-process); nothing for any other argument or prompt.
+ */
+async function complete(catalogue: Catalogue, promptName: string, argument: string, prefix: string, caller: LocalCaller): Promise<string[]> {
+  if (!prompts.some((prompt) => prompt.name === promptName)) return [];
+  let values: string[] = [];
+  if (argument === 'side') values = ['buy', 'sell'];
+  else if (argument === 'symbol') {
+    const answer = await catalogue.table.runByName('tp_clob_list_pairs', { params: {}, query: {}, body: undefined }, caller);
+    if (answer.status === 200) values = (JSON.parse(answer.text) as { pairs: Array<{ symbol: string }> }).pairs.map((pair) => pair.symbol);
+  }
+  const lower = prefix.toLowerCase();
+  return values.filter((value) => value.toLowerCase().startsWith(lower)).slice(0, completionValuesMax);
+}
+
 /** A cursor is the index of the page's first tool, as text. */
 function pageStart(cursor: string | undefined, total: number): number {
   if (cursor === undefined) return 0;
@@ -143,7 +163,7 @@ export function serveCatalogue(catalogue: Catalogue, version: string): Server {
   const server = new Server(
     { name: 'trading-platform', title: serviceTitle, version },
     {
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } },
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false }, completions: {} },
       instructions: `${serviceSummary} Every REST route an agent may use is a tool of the same name; send X-API-Key (or Authorization: Bearer) on the MCP connection for the tools that need credentials (register with register_agent to get an mcp_ key).`,
     },
   );
@@ -173,5 +193,10 @@ export function serveCatalogue(catalogue: Catalogue, version: string): Server {
   });
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [...prompts] }));
   server.setRequestHandler(GetPromptRequestSchema, (request) => promptResult(request.params.name, request.params.arguments ?? {}));
+  server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+    const ref = request.params.ref;
+    const values = ref.type === 'ref/prompt' ? await complete(catalogue, ref.name, request.params.argument.name, request.params.argument.value, callerOf(extra.authInfo)) : [];
+    return { completion: { values, total: values.length, hasMore: false } };
+  });
   return server;
 }

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { baselinePath, runConformance } from './conformance.ts';
 
-const required = ['server-initialize', 'ping', 'tools-list', 'resources-list', 'resources-read-text', 'dns-rebinding-protection', 'prompts-list', 'server-sse-multiple-streams'];
+const required = ['server-initialize', 'ping', 'tools-list', 'resources-list', 'resources-read-text', 'dns-rebinding-protection', 'prompts-list', 'completion-complete', 'server-sse-multiple-streams'];
 
 test('the MCP conformance suite passes its applicable server scenarios', async () => {
   const run = await runConformance(['--suite', 'all', '--expected-failures', baselinePath]);

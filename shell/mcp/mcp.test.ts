@@ -192,6 +192,11 @@ test('MCP over Streamable HTTP: tools from the route table, calls as on REST, re
     assert.deepEqual(prompts.map((prompt) => prompt.name).sort(), ['place_order', 'read_order_book']);
     const prompt = await anonymous.client.getPrompt({ name: 'read_order_book', arguments: { symbol: 'ETH-USDC' } });
     assert.match((prompt.messages[0]?.content as { text: string }).text, /tp_clob_bbo/);
+    const symbols = await anonymous.client.complete({ ref: { type: 'ref/prompt', name: 'place_order' }, argument: { name: 'symbol', value: 'e' } });
+    assert.ok(symbols.completion.values.includes('ETH'), symbols.completion.values.join(', '));
+    assert.ok(symbols.completion.values.every((value) => value.toLowerCase().startsWith('e')));
+    const sides = await anonymous.client.complete({ ref: { type: 'ref/prompt', name: 'place_order' }, argument: { name: 'side', value: 'b' } });
+    assert.deepEqual(sides.completion.values, ['buy']);
 
     // A browser page of another origin is refused before the transport sees the request.
     const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
