@@ -55,13 +55,13 @@ const specNames = [
 // MERGE: tp_clob_markets (GET /api/v1/exchange/markets) is added on another branch; once merged, move it into specNames.
 const specNamesPending = ['tp_clob_markets'];
 
-async function funded(server: RunningServer, name: string): Promise<string> {
+async function funded(server: RunningServer, name: string): Promise<{ apiKey: string; accessToken: string }> {
   const registered = await call(server, 'POST', '/auth/register', { email: `${name}@example.com`, password: 'correct horse', username: name });
   const key = await call(server, 'POST', '/api/v1/api-keys', { key_name: 'mcp' }, { authorization: `Bearer ${registered.json['access_token']}` });
   for (const [asset, amount] of [['USDC', '100000'], ['ETH', '10']]) {
     assert.equal((await call(server, 'POST', '/admin/v1/credit', { user_id: registered.json['user_id'], asset, amount }, { 'x-api-key': 'admin' })).status, 200);
   }
-  return key.json['api_key'] as string;
+  return { apiKey: key.json['api_key'] as string, accessToken: registered.json['access_token'] as string };
 }
 
 async function connect(port: number, headers: Record<string, string> = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
@@ -141,7 +141,7 @@ test('MCP over Streamable HTTP: tools from the route table, calls as on REST, re
     await assert.rejects(anonymous.client.callTool({ name: 'no_such_tool', arguments: {} }), /no tool is named no_such_tool/);
 
     // An order tool with a funded user's key: the order is placed, and REST sees it.
-    const apiKey = await funded(server, 'mcp_trader');
+    const { apiKey, accessToken } = await funded(server, 'mcp_trader');
     const trader = await connect(server.port, { 'X-API-Key': apiKey });
     const placed = (await trader.client.callTool({ name: 'tp_clob_place_order', arguments: { symbol: 'eth', side: 'sell', order_type: 'limit', quantity: '1.5', price: '3000.10', client_order_id: 'mcp-1' } })) as CallToolResult;
     assert.notEqual(placed.isError, true, JSON.stringify(placed));
@@ -163,6 +163,19 @@ test('MCP over Streamable HTTP: tools from the route table, calls as on REST, re
     assert.equal(tooMuch._meta?.['http_status'], 422);
     assert.equal(errorOf(tooMuch).code, 'INSUFFICIENT_BALANCE');
     assert.equal(errorOf((await trader.client.callTool({ name: 'tp_clob_bbo', arguments: { symbol: 'nope' } })) as CallToolResult).code, 'PAIR_NOT_FOUND');
+
+    // A bearer session, and an Idempotency-Key given in the call's _meta: the same key again is the first deposit, replayed.
+    const session = await connect(server.port, { Authorization: `Bearer ${accessToken}` });
+    const deposit = async (key: string): Promise<Record<string, unknown>> => {
+      const result = (await session.client.callTool({ name: 'deposit_to_vault', arguments: { vault: 'ai-fund', amount_usdc: '10' }, _meta: { idempotency_key: key } })) as CallToolResult;
+      assert.notEqual(result.isError, true, JSON.stringify(result));
+      return result.structuredContent as Record<string, unknown>;
+    };
+    const deposited = await deposit('mcp-deposit-1');
+    assert.equal(deposited['idempotency_key'], 'mcp-deposit-1');
+    assert.equal(deposited['replayed'], false);
+    assert.equal((await deposit('mcp-deposit-1'))['replayed'], true);
+    await session.client.close();
 
     // An agent registers through a tool and trades with its mcp_ key, limited to its registered rate.
     const registered = (await anonymous.client.callTool({ name: 'register_agent', arguments: { name: 'test agent', contact_email: 'agent@example.com', intended_use: 'testing' } })) as CallToolResult;
@@ -208,6 +221,10 @@ test('MCP over Streamable HTTP: tools from the route table, calls as on REST, re
     const local = await post({ origin: `http://localhost:${server.port}` });
     assert.equal(local.status, 200);
     await local.body?.cancel();
+    // A body over BODY_BYTES_MAX is refused before it is parsed.
+    const huge = await post({}, { ...initialize, params: { ...initialize.params, padding: 'x'.repeat(70_000) } });
+    assert.equal(huge.status, 413);
+    await huge.body?.cancel();
     // The agent registration route stays a REST route beside the MCP endpoint.
     assert.equal((await fetch(`http://127.0.0.1:${server.port}/mcp/v1/register`)).status, 405);
 
