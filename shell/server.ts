@@ -126,7 +126,7 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   for (const moduleStream of streams) moduleStream.mount(app);
   moduleStreams = streams;
   const table = buildRouteTable(instances);
-  // Mounted before the table's catch-all; uWS matches the exact path /mcp/v1 before any wildcard.
+  // The MCP endpoint: uWS matches the exact path /mcp/v1 before the table's wildcard (/mcp/v1/register stays a route).
   const mcp = McpService.mount(app, table, config.env, config.bodyBytesMax, clock, log);
   table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey), log });
   amm.start();

@@ -248,6 +248,7 @@ export class McpService {
   static mount(app: TemplatedApp, table: RouteTable, env: SettingsEnv, bodyBytesMax: number, clock: () => number, log: Log): McpService {
     const service = new McpService(table, mcpSettings(env), clock, log);
     service.mount(app, bodyBytesMax);
+    log('mcp_mounted', { path: mcpPath, tools: service.toolCount });
     return service;
   }
 
