@@ -39,6 +39,7 @@ import { MarketData } from './market/market-data.ts';
 import { ExchangeStream, exchangeStreamPath } from './ws/exchange-stream.ts';
 import type { TopicStream } from './ws/topic-stream.ts';
 import { platformDomains } from '../engine/domains/index.ts';
+import { McpService } from './mcp/mcp-server.ts';
 
 export interface RunningServer {
   readonly port: number;
@@ -128,6 +129,8 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   for (const moduleStream of streams) moduleStream.mount(app);
   moduleStreams = streams;
   const table = buildRouteTable(instances, { env: config.env, streamPatterns: [exchangeStreamPath, ...streams.map((moduleStream) => moduleStream.path)] });
+  // The MCP endpoint: uWS matches the exact path /mcp/v1 before the table's wildcard (/mcp/v1/register stays a route).
+  const mcp = McpService.mount(app, table, config.env, config.bodyBytesMax, clock, log);
   table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey), log });
   amm.start();
   timers.start();
@@ -145,6 +148,7 @@ export async function startServer(config: Config, log: Log, clock: () => number 
     close: () => {
       closing ??= (async () => {
         uWS.us_listen_socket_close(listenSocket);
+        await mcp.close();
         stream.closeAll();
         for (const moduleStream of streams) moduleStream.closeAll();
         for (const instance of instances) await instance.stop?.();

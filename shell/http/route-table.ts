@@ -12,6 +12,10 @@
  * Each request is one `HttpExchange` object: its state and its steps are fields and methods rather than
  * closures, because this path runs for every order a market maker sends (bench:http profiles showed the
  * closures and header objects made per request as a large share of the thread's time).
+ *
+ * `runByName` runs a route in-process (the MCP server's tool calls): a `LocalExchange` takes the place of
+ * uWS, and the credentials, rate limit, validation, handler and error mapping are the same steps as over
+ * HTTP (`checkAndHandle`, `errorAnswer`, the one Authenticator), so a tool cannot do what REST refuses.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { Static, TSchema } from '@sinclair/typebox';
@@ -178,6 +182,28 @@ function statusLine(status: number): string {
   return statusLines.get(status) ?? `${status} Status`;
 }
 
+/** An error's answer: ApiError as declared, busy and closed engines 503, anything else a logged 500. */
+function errorAnswer(error: unknown, table: RouteTable, method: string, path: string): { status: number; payload: string; headers?: Record<string, string> } {
+  if (error instanceof ApiError) return { status: error.status, payload: errorBody(error.code, error.message), headers: error.headers };
+  if (error instanceof SequencerBusyError || error instanceof ReadModelsBusyError) {
+    return { status: 503, payload: errorBody('BUSY', error.message), headers: { 'Retry-After': '1' } };
+  }
+  if (error instanceof SequencerClosedError) return { status: 503, payload: errorBody('UNAVAILABLE', error.message) };
+  table.log('http_handler_error', { method, path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  return { status: 500, payload: errorBody('INTERNAL_ERROR', 'internal error') };
+}
+
+/** Validates the query and body against the route's schemas (422 naming the field), then runs the handler. */
+function checkAndHandle(compiled: CompiledRoute, request: RequestContext): Reply | Promise<Reply> | Later {
+  if (compiled.validateQuery !== null && !compiled.validateQuery(request.query)) {
+    throw new ApiError(422, 'VALIDATION_FAILED', describe('query', compiled.validateQuery.errors));
+  }
+  if (compiled.validateBody !== null && !compiled.validateBody(request.body)) {
+    throw new ApiError(422, 'VALIDATION_FAILED', describe('body', compiled.validateBody.errors));
+  }
+  return compiled.route.handler(request);
+}
+
 /**
  * One request from its arrival to its answer. uWS's request object is valid only during the handler call,
  * so the few headers the shell reads are copied here at once; the response object stays valid until it is
@@ -305,13 +331,8 @@ class HttpExchange implements RequestContext, Credentials {
   }
 
   fail(error: unknown): void {
-    if (error instanceof ApiError) return this.respond(error.status, errorBody(error.code, error.message), jsonType, error.headers);
-    if (error instanceof SequencerBusyError || error instanceof ReadModelsBusyError) {
-      return this.respond(503, errorBody('BUSY', error.message), jsonType, { 'Retry-After': '1' });
-    }
-    if (error instanceof SequencerClosedError) return this.respond(503, errorBody('UNAVAILABLE', error.message));
-    this.table.log('http_handler_error', { method: this.method, path: this.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-    this.respond(500, errorBody('INTERNAL_ERROR', 'internal error'));
+    const answer = errorAnswer(error, this.table, this.method, this.path);
+    this.respond(answer.status, answer.payload, jsonType, answer.headers);
   }
 
   queryAll(name: string): string[] {
@@ -325,13 +346,7 @@ class HttpExchange implements RequestContext, Credentials {
     let reply: Reply | Promise<Reply> | Later;
     try {
       this.query = parseQuery(this.queryText);
-      if (compiled.validateQuery !== null && !compiled.validateQuery(this.query)) {
-        throw new ApiError(422, 'VALIDATION_FAILED', describe('query', compiled.validateQuery.errors));
-      }
-      if (compiled.validateBody !== null && !compiled.validateBody(this.body)) {
-        throw new ApiError(422, 'VALIDATION_FAILED', describe('body', compiled.validateBody.errors));
-      }
-      reply = compiled.route.handler(this);
+      reply = checkAndHandle(compiled, this);
     } catch (error) {
       return this.fail(error);
     }
@@ -361,23 +376,158 @@ class HttpExchange implements RequestContext, Credentials {
   }
 }
 
+/** A route's arguments for an in-process run: path parameters, query values (text, as a URL carries them) and the JSON body. */
+export interface RouteInput {
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, string>>;
+  /** The JSON body; ignored for routes that declare none (as REST ignores it). */
+  readonly body: unknown;
+}
+
+/** Who runs a route in-process: the credentials its HTTP request carried, its Host and Idempotency-Key headers. */
+export interface LocalCaller extends Credentials {
+  readonly host: string;
+  readonly idempotencyKey: string;
+}
+
+/** What an in-process run answers: what REST would have sent (status, headers, content type and text). */
+export interface RouteAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly contentType: string;
+  readonly text: string;
+}
+
+/**
+ * An in-process request: the same steps as `HttpExchange` from credentials on, with the answer collected
+ * into a `RouteAnswer` instead of written to a socket. Only the MCP server's tool calls make these, so
+ * clarity matters more here than allocations.
+ */
+class LocalExchange implements RequestContext {
+  readonly method: Method;
+  readonly path: string;
+  readonly body: unknown;
+  principal: Principal | null = null;
+  readonly figures = new RateFigures();
+  private answered = false;
+  private settle: (answer: RouteAnswer) => void = () => {};
+  readonly answer = new Promise<RouteAnswer>((resolve) => {
+    this.settle = resolve;
+  });
+
+  constructor(
+    private readonly table: RouteTable,
+    readonly compiled: CompiledRoute,
+    readonly params: Readonly<Record<string, string>>,
+    readonly query: Readonly<Record<string, string>>,
+    body: unknown,
+    private readonly caller: LocalCaller,
+  ) {
+    const route = compiled.route;
+    this.method = route.method;
+    this.path = route.path.replace(/\{([a-z_][a-z0-9_]*)\}/gi, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+    // As over HTTP: a route without a body schema never reads one; one with a schema gets {} when none is sent.
+    this.body = route.body === undefined ? undefined : (body ?? {});
+  }
+
+  /** The caller's address (handlers that count their own quotas per address read it). */
+  get remoteAddress(): string {
+    return this.caller.remoteAddress;
+  }
+
+  header(name: string): string {
+    switch (name.toLowerCase()) {
+      case 'x-api-key':
+        return this.caller.apiKey;
+      case 'authorization':
+        return this.caller.authorization;
+      case 'host':
+        return this.caller.host;
+      case 'idempotency-key':
+        return this.caller.idempotencyKey;
+      default:
+        return '';
+    }
+  }
+
+  queryAll(name: string): string[] {
+    const value = this.query[name];
+    return value === undefined ? [] : [value];
+  }
+
+  private respond(status: number, text: string, contentType: string, extra: Record<string, string> | undefined): void {
+    if (this.answered) return;
+    this.answered = true;
+    const headers: Record<string, string> = {};
+    if (this.figures.limit > 0) {
+      headers['X-RateLimit-Limit'] = String(this.figures.limit);
+      headers['X-RateLimit-Remaining'] = String(this.figures.remaining);
+      headers['X-RateLimit-Reset'] = String(this.figures.resetS);
+    }
+    Object.assign(headers, extra);
+    this.settle({ status, headers, contentType, text });
+  }
+
+  reply(reply: Reply): void {
+    const status = reply.status ?? 200;
+    if ('json' in reply) return this.respond(status, reply.json, jsonType, reply.headers);
+    if ('text' in reply) return this.respond(status, reply.text, reply.contentType, reply.headers);
+    if ('events' in reply) return void this.collectEvents(status, reply.events, reply.headers);
+    this.respond(status, JSON.stringify(reply.body), jsonType, reply.headers);
+  }
+
+  /** An event stream run in-process: every event, in the text/event-stream form, once the producer ends. */
+  private async collectEvents(status: number, events: AsyncIterable<SseEvent>, headers: Record<string, string> | undefined): Promise<void> {
+    let text = '';
+    try {
+      for await (const event of events) text += sseFrame(event);
+    } catch (error) {
+      const body = error instanceof ApiError ? { error: { code: error.code, message: error.message } } : { error: { code: 'INTERNAL_ERROR', message: 'internal error' } };
+      text += sseFrame({ event: 'error', data: body });
+    }
+    this.respond(status, text, 'text/event-stream; charset=utf-8', headers);
+  }
+
+  fail(error: unknown): void {
+    const answer = errorAnswer(error, this.table, this.method, this.path);
+    this.respond(answer.status, answer.payload, jsonType, answer.headers);
+  }
+
+  /** Credentials and rate limit, then validation and the handler: the order of `RouteTable.authenticate`. */
+  async run(authenticator: Authenticator): Promise<void> {
+    const route = this.compiled.route;
+    try {
+      const weight = route.weight === undefined ? 1 : Math.max(1, route.weight(this.body));
+      this.principal = await authenticator.authenticate(route, weight, this.caller, this.figures);
+      const reply = checkAndHandle(this.compiled, this);
+      if (reply !== later) this.reply(await reply);
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+}
+
 export class RouteTable {
   private readonly router = new Router<CompiledRoute>();
   private readonly ajv = new Ajv({ allErrors: false, coerceTypes: false, strict: true });
   readonly routes: Route[] = [];
   /** Tag descriptions the modules declared (the OpenAPI document's top-level tags). */
   private readonly tagTexts = new Map<string, string>();
+  /** Named routes by name, for in-process runs. */
+  private readonly named = new Map<string, CompiledRoute>();
   private options: DispatchOptions | null = null;
 
   add(routes: readonly Route[]): void {
     for (const route of routes) {
       this.routes.push(route);
-      this.router.add(route.method, route.path, {
+      const compiled: CompiledRoute = {
         route,
         validateQuery: route.query === undefined ? null : this.ajv.compile(route.query),
         validateBody: route.body === undefined ? null : this.ajv.compile(route.body),
         limitsAddress: ((route.auth === 'none' || route.auth === 'optional') && route.rateLimit !== 'none') || route.rateLimit === 'calculator',
-      });
+      };
+      this.router.add(route.method, route.path, compiled);
+      if (route.name !== undefined) this.named.set(route.name, compiled);
     }
   }
 
@@ -393,6 +543,20 @@ export class RouteTable {
   /** The description of a tag a module declared, if any. */
   tagDescription(tag: string): string | undefined {
     return this.tagTexts.get(tag);
+  }
+
+  /**
+   * Runs the route named `name` in-process, as if its HTTP request had arrived with these arguments and
+   * credentials: the same authentication, rate limit, validation, handler and error shapes as REST (the
+   * body-size limit and JSON parsing belong to the caller's own transport). Answers once the handler has
+   * answered, durably for writes. Needs the table mounted (its authenticator and log).
+   */
+  runByName(name: string, input: RouteInput, caller: LocalCaller): Promise<RouteAnswer> {
+    const compiled = this.named.get(name);
+    if (compiled === undefined) throw new Error(`no route is named ${name}`);
+    const exchange = new LocalExchange(this, compiled, input.params, input.query, input.body, caller);
+    void exchange.run(this.options!.authenticator);
+    return exchange.answer;
   }
 
   /** Serves every route of the table on `app`. */
