@@ -33,6 +33,7 @@ import { passiveIncomeModule } from './passive-income/index.ts';
 import { promoModule } from './promo/index.ts';
 import { vaultsModule } from './vaults/index.ts';
 import { incentivesModule } from './incentives/index.ts';
+import { aiAnalysisModule } from './ai-analysis/index.ts';
 
 // Modules import these types from shell-module.ts; the server names them from here with the list.
 export type { ModuleInstance, ShellModule };
@@ -69,4 +70,5 @@ export const shellModules: readonly ShellModule[] = [
   passiveIncomeModule,
   promoModule,
   incentivesModule,
+  aiAnalysisModule,
 ];
