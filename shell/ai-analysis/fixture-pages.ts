@@ -29,6 +29,33 @@ export const fixturePages: Readonly<Record<string, { readonly contentType: strin
 <p>Dogecoin lost a third of its value in a single day, its worst drop this year.</p>`,
     ),
   },
+  '/avalanche-launch': {
+    contentType: 'text/html',
+    body: html(
+      'Avalanche announces a new gaming subnet',
+      `<p>The Avalanche team announced a gaming subnet today, with fast finality for game studios.</p>
+<p>Studios can launch their own chains with low fees and keep their players' assets on the C-Chain.</p>
+<p>The network expects more decentralized applications to follow in the coming months.</p>`,
+    ),
+  },
+  '/docs/getting-started': {
+    contentType: 'text/html',
+    body: html(
+      'Getting started with price feeds',
+      `<p>This guide shows how to read a Chainlink price feed from a smart contract.</p>
+<pre>const feed = aggregator(address);</pre><pre>const answer = feed.latestRoundData();</pre><pre>return answer;</pre>
+<p>Node operators publish the data feeds on chain, and contracts read them in one call.</p>`,
+    ),
+  },
+  '/regulators': {
+    contentType: 'text/html',
+    body: html(
+      'Regulators sue over XRP sales',
+      `<p>Regulators filed a lawsuit in court claiming that XRP sales broke securities law.</p>
+<p>The SEC said the enforcement action seeks a ban on further sales and a large fine.</p>
+<p>Lawyers for the company said the regulation does not apply and that they will fight the case.</p>`,
+    ),
+  },
   '/plain.txt': {
     contentType: 'text/plain',
     body: 'Market notes\nBitcoin was flat today.\nNothing else happened.\n',
