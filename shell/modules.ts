@@ -35,6 +35,7 @@ import { vaultsModule } from './vaults/index.ts';
 import { incentivesModule } from './incentives/index.ts';
 import { ceoIndexModule } from './ceo-index/index.ts';
 import { supportModule } from './support/index.ts';
+import { aiAnalysisModule } from './ai-analysis/index.ts';
 
 // Modules import these types from shell-module.ts; the server names them from here with the list.
 export type { ModuleInstance, ShellModule };
@@ -73,4 +74,5 @@ export const shellModules: readonly ShellModule[] = [
   incentivesModule,
   ceoIndexModule,
   supportModule,
+  aiAnalysisModule,
 ];

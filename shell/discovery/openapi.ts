@@ -67,7 +67,8 @@ export const tagDescriptions: Readonly<Record<string, string>> = {
   Exchange:
     'The token exchange: pairs, books (own and hybrid with AMM pools), orders (limit, market, IOC, stop, batch, amend), TWAP and scale orders, trades, tickers and candles.',
   Discovery: 'Documents that describe the service: this OpenAPI document, the AsyncAPI document of the streams, llms.txt, SKILL.md and the agent card.',
-  'Prediction markets, pricing, trading': 'The price oracle (prices, history, MACD) and multi-asset prediction markets with binary books and winner-takes-all pools.',
+  'Prediction markets, pricing, trading':
+    'The price oracle (prices, history, MACD), multi-asset prediction markets with binary books and winner-takes-all pools, and AI analysis of prompts and pages.',
   'Perpetual prediction markets': 'Pari-mutuel up/down epochs on an asset, staked in PRED.',
   Arena: 'BLUE vs RED: team share books around each team’s NAV, epochs, headlines and the house market maker.',
   'Event cards': 'Index baskets of assets bought and sold as cards, with perpetual long and short positions, funding and liquidation.',

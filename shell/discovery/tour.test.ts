@@ -164,6 +164,9 @@ const visits: Record<string, Visit> = {
   get_asyncapi_document: (t) => t.call('GET', '/asyncapi.json'),
   get_agent_card: (t) => t.call('GET', '/.well-known/agent-card.json'),
   get_skill_md: (t) => t.text('/.well-known/skills/default/SKILL.md', /^text\/markdown/),
+  analyze_prompt_assets: (t) =>
+    t.call('POST', '/api/v1/ai_trading_agent/prompt-assets', { prompt: 'Should I buy bitcoin before the halving?', user_id: t.alice.userId }, t.alice.key),
+  analyze_url_assets: (t) => t.call('POST', '/api/v1/ai_trading_agent/analyze-url-assets', { url: tourPageUrl, assets: ['BTC'] }, t.alice.key),
   ask_support_agent: (t) => t.call('POST', '/api/v1/support/ai-agent', { question: 'How do I place a scale order?' }),
   ask_investor_agent: (t) => t.call('POST', '/api/v1/support/ai-agent/investor', { question: 'What volume has the exchange traded?' }),
 
