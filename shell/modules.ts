@@ -34,6 +34,7 @@ import { promoModule } from './promo/index.ts';
 import { vaultsModule } from './vaults/index.ts';
 import { incentivesModule } from './incentives/index.ts';
 import { ceoIndexModule } from './ceo-index/index.ts';
+import { dueDiligenceModule } from './due-diligence/index.ts';
 
 // Modules import these types from shell-module.ts; the server names them from here with the list.
 export type { ModuleInstance, ShellModule };
@@ -71,4 +72,5 @@ export const shellModules: readonly ShellModule[] = [
   promoModule,
   incentivesModule,
   ceoIndexModule,
+  dueDiligenceModule,
 ];

@@ -75,6 +75,7 @@ export const tagDescriptions: Readonly<Record<string, string>> = {
   Boosts: 'Time-limited boosts of rewards and their eligibility.',
   'Passive income': 'Estimates of passive income from holdings or volume.',
   Promo: 'Promotions and their status.',
+  'AI due diligence': 'AI-readiness assessments of websites from live probes (MCP, agent card, llms.txt, OpenAPI, SKILL.md, robots.txt), scored 0-40 by a documented rubric.',
 };
 
 const errorSchema = {
