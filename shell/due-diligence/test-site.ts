@@ -14,7 +14,7 @@ export interface Answer {
   readonly headers?: Record<string, string>;
 }
 
-export type Pages = Record<string, Answer | ((method: string, body: string) => Answer)>;
+export type Pages = Record<string, Answer | ((method: string, body: string) => Answer | Promise<Answer>)>;
 
 export interface TestSite {
   readonly origin: string;
@@ -33,9 +33,11 @@ export async function startSite(pages: Pages): Promise<TestSite> {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const page = pages[path];
-      const answer: Answer = page === undefined ? { status: 404, type: 'text/plain', body: 'not found' } : typeof page === 'function' ? page(method, Buffer.concat(chunks).toString('utf8')) : page;
-      response.writeHead(answer.status, { 'content-type': answer.type, ...answer.headers });
-      response.end(answer.body);
+      const pending = page === undefined ? { status: 404, type: 'text/plain', body: 'not found' } : typeof page === 'function' ? page(method, Buffer.concat(chunks).toString('utf8')) : page;
+      void Promise.resolve(pending).then((answer) => {
+        response.writeHead(answer.status, { 'content-type': answer.type, ...answer.headers });
+        response.end(answer.body);
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
