@@ -21,7 +21,7 @@ export const dueDiligenceModule: ShellModule = {
       store,
       runningMax: settings.runningMax,
       clock: context.clock,
-      probes: { timeoutMs: settings.probeTimeoutMs, bytesMax: settings.probeBytesMax, allowPrivate: settings.allowPrivate, concurrency: settings.probeConcurrency },
+      probes: { timeoutMs: settings.probeTimeoutMs, bytesMax: settings.probeBytesMax, allowPrivate: settings.allowPrivate, concurrency: settings.probeConcurrency, deadlineMs: settings.assessmentTimeoutMs },
     });
     return { routes: dueDiligenceRoutes({ context, settings, store, assessor }), close: () => store.close() };
   },

@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { ApiError } from '../http/errors.ts';
 import { initializeAnswer, outcomeOfStatus, probeNames, readLlmsTxt, readRobots, readSkill, runProbes, type ProbeOptions, type ProbeResult } from './probes.ts';
-import { agenticSite, legacySite, mixedSite } from './test-site.ts';
+import { agenticSite, legacySite, mixedSite, startSite } from './test-site.ts';
 
-const options: ProbeOptions = { timeoutMs: 5_000, bytesMax: 1024 * 1024, allowPrivate: true, concurrency: 3, clock: () => 0 };
+const options: ProbeOptions = { timeoutMs: 5_000, bytesMax: 1024 * 1024, allowPrivate: true, concurrency: 3, deadlineMs: 20_000, clock: () => 0 };
 
 function byName(results: readonly ProbeResult[]): Record<string, ProbeResult> {
   return Object.fromEntries(results.map((result) => [result.probe, result]));
@@ -115,6 +115,23 @@ test('each probe reads at most the size cap: a larger document is an error outco
     assert.equal(probes['openapi']!.outcome, 'error');
     assert.match(probes['openapi']!.evidence.excerpt ?? '', /larger than 1024 bytes/);
     assert.equal(probes['llms_txt']!.outcome, 'found', 'smaller documents still pass');
+  } finally {
+    await site.close();
+  }
+});
+
+test('the assessment\'s deadline ends the probes still running with error; the others keep their outcomes', async () => {
+  const site = await startSite({
+    '/': { status: 200, type: 'text/html', body: '<title>Hanging</title>' },
+    '/llms.txt': () => new Promise(() => {}),
+    '/robots.txt': { status: 200, type: 'text/plain', body: 'User-agent: GPTBot\nAllow: /\n' },
+  });
+  try {
+    const probes = byName(await runProbes(new URL(site.origin), { ...options, deadlineMs: 3_000 }, () => {}));
+    assert.equal(probes['home']!.outcome, 'found');
+    assert.equal(probes['robots']!.outcome, 'found');
+    assert.equal(probes['llms_txt']!.outcome, 'error');
+    assert.match(probes['llms_txt']!.evidence.excerpt ?? '', /deadline of 3000 ms passed/);
   } finally {
     await site.close();
   }

@@ -87,6 +87,8 @@ export interface ProbeOptions {
   readonly bytesMax: number;
   readonly allowPrivate: boolean;
   readonly concurrency: number;
+  /** The whole assessment's deadline: a probe still running then ends with `error`. */
+  readonly deadlineMs: number;
   readonly clock: () => number;
 }
 
@@ -108,9 +110,20 @@ export function outcomeOfStatus(status: number): ProbeOutcome {
   return 'error';
 }
 
-async function request(url: string, options: ProbeOptions, extra: Partial<OutboundOptions> = {}): Promise<Fetched> {
+/** The deadline of the assessment under way, as the reason its signal aborts with. */
+export class AssessmentDeadlineError extends Error {
+  constructor(readonly deadlineMs: number) {
+    super(`the assessment's deadline of ${deadlineMs} ms passed`);
+    this.name = 'AssessmentDeadlineError';
+  }
+}
+
+/** Options of one assessment's requests: the caller's, and the signal of the assessment's deadline. */
+type RunOptions = ProbeOptions & { readonly signal: AbortSignal };
+
+async function request(url: string, options: RunOptions, extra: Partial<OutboundOptions> = {}): Promise<Fetched> {
   try {
-    const response = await outboundFetch(url, { timeoutMs: options.timeoutMs, bytesMax: options.bytesMax, allowPrivate: options.allowPrivate, ...extra });
+    const response = await outboundFetch(url, { timeoutMs: options.timeoutMs, bytesMax: options.bytesMax, allowPrivate: options.allowPrivate, signal: options.signal, ...extra });
     const contentType = String(response.headers['content-type'] ?? '');
     return { kind: 'ok', status: response.status, contentType, text: response.body.toString('utf8'), headers: response.headers };
   } catch (error) {
@@ -232,7 +245,7 @@ export function readHome(html: string, pageUrl: string): { fields: Record<string
   };
 }
 
-async function probeHome(origin: URL, options: ProbeOptions): Promise<{ draft: Draft; facts: HomeFacts }> {
+async function probeHome(origin: URL, options: RunOptions): Promise<{ draft: Draft; facts: HomeFacts }> {
   const url = new URL('/', origin).href;
   const fetched = await request(url, options, { headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5' } });
   const none: HomeFacts = { aiLinks: [] };
@@ -241,7 +254,7 @@ async function probeHome(origin: URL, options: ProbeOptions): Promise<{ draft: D
     const error = fetched.error;
     if (error instanceof OutboundRefusedError && error.reason === 'address_not_public') throw new ApiError(422, 'WEBSITE_NOT_PUBLIC', `website: ${error.message}`);
     if (error instanceof OutboundRefusedError) throw new ApiError(422, 'VALIDATION_FAILED', `website: ${error.message}`);
-    if (error instanceof OutboundNetworkError || error instanceof OutboundTimeoutError) throw new ApiError(502, 'SITE_UNREACHABLE', `the website's home page could not be fetched: ${error.message}`);
+    if (error instanceof OutboundNetworkError || error instanceof OutboundTimeoutError || error instanceof AssessmentDeadlineError) throw new ApiError(502, 'SITE_UNREACHABLE', `the website's home page could not be fetched: ${error.message}`);
     return { draft: failedDraft(url, fetched), facts: none };
   }
   if (!isHtml(fetched.contentType)) return { draft: { url, outcome: 'invalid', status: fetched.status, contentType: fetched.contentType, excerpt: excerptOf(fetched.text), fields: { reason: 'not an HTML page' } }, facts: none };
@@ -260,7 +273,7 @@ export function readLlmsTxt(text: string): { valid: boolean; fields: Record<stri
   return { valid: h1 !== null && links >= 1, fields: { title: clip(h1), summary: summary === null ? null : clip(summary), links, sections } };
 }
 
-async function probeText(url: string, options: ProbeOptions, read: (text: string) => { valid: boolean; fields: Record<string, unknown> }): Promise<Draft> {
+async function probeText(url: string, options: RunOptions, read: (text: string) => { valid: boolean; fields: Record<string, unknown> }): Promise<Draft> {
   const fetched = await request(url, options, { headers: { accept: 'text/plain, text/markdown, */*;q=0.5' } });
   if (fetched.kind === 'failed') return failedDraft(url, fetched);
   // A page of HTML where a text document belongs is a site's catch-all answer, not the document.
@@ -329,7 +342,7 @@ export function readOpenApi(value: unknown): { valid: boolean; fields: Record<st
   };
 }
 
-async function probeJson(url: string, options: ProbeOptions, read: (value: unknown) => { valid: boolean; fields: Record<string, unknown> }): Promise<Draft> {
+async function probeJson(url: string, options: RunOptions, read: (value: unknown) => { valid: boolean; fields: Record<string, unknown> }): Promise<Draft> {
   const fetched = await request(url, options, { headers: { accept: 'application/json' } });
   if (fetched.kind === 'failed') return failedDraft(url, fetched);
   const value = parseJson(fetched.text);
@@ -345,7 +358,7 @@ function best(drafts: readonly Draft[]): Draft {
   return drafts.reduce((chosen, draft) => (outcomeRank[draft.outcome] > outcomeRank[chosen.outcome] ? draft : chosen));
 }
 
-async function probeOpenApi(origin: URL, options: ProbeOptions): Promise<Draft> {
+async function probeOpenApi(origin: URL, options: RunOptions): Promise<Draft> {
   const drafts: Draft[] = [];
   for (const path of openApiPaths) {
     const draft = await probeJson(new URL(path, origin).href, options, readOpenApi);
@@ -384,7 +397,7 @@ const initializeBody = JSON.stringify({
   params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'trading-platform-due-diligence', version: '1.0.0' } },
 });
 
-async function probeMcpPath(url: string, options: ProbeOptions): Promise<Draft> {
+async function probeMcpPath(url: string, options: RunOptions): Promise<Draft> {
   const fetched = await request(url, options, {
     method: 'POST',
     body: initializeBody,
@@ -413,7 +426,7 @@ async function probeMcpPath(url: string, options: ProbeOptions): Promise<Draft> 
   };
 }
 
-async function probeMcp(origin: URL, options: ProbeOptions): Promise<Draft> {
+async function probeMcp(origin: URL, options: RunOptions): Promise<Draft> {
   const drafts: Draft[] = [];
   for (const path of mcpPaths) {
     const draft = await probeMcpPath(new URL(path, origin).href, options);
@@ -478,7 +491,7 @@ export function readSkill(text: string): { valid: boolean; fields: Record<string
   return { valid: missing.length === 0, fields: { name: clip(name, 100), description: clip(description), missing } };
 }
 
-async function probeAiEndpoints(origin: URL, facts: HomeFacts, options: ProbeOptions): Promise<Draft> {
+async function probeAiEndpoints(origin: URL, facts: HomeFacts, options: RunOptions): Promise<Draft> {
   const candidates = facts.aiLinks.slice(0, aiEndpointsMax);
   if (candidates.length === 0) return { url: new URL('/', origin).href, outcome: 'absent', status: null, excerpt: 'the home page links no AI or chat page', fields: { mentioned: facts.aiLinks.length, tried: [] } };
   const drafts: Draft[] = [];
@@ -530,7 +543,17 @@ async function bounded<T>(tasks: ReadonlyArray<() => Promise<T>>, concurrency: n
  * the routes answer), then the others, `onProbe` called as each completes. Answers the results in the
  * documented order.
  */
-export async function runProbes(origin: URL, options: ProbeOptions, onProbe: (result: ProbeResult) => void): Promise<ProbeResult[]> {
+export async function runProbes(origin: URL, probeOptions: ProbeOptions, onProbe: (result: ProbeResult) => void): Promise<ProbeResult[]> {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new AssessmentDeadlineError(probeOptions.deadlineMs)), probeOptions.deadlineMs);
+  try {
+    return await probeAll(origin, { ...probeOptions, signal: deadline.signal }, onProbe);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function probeAll(origin: URL, options: RunOptions, onProbe: (result: ProbeResult) => void): Promise<ProbeResult[]> {
   let facts: HomeFacts = { aiLinks: [] };
   const homeStart = options.clock();
   const home = await probeHome(origin, options);

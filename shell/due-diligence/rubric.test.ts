@@ -102,7 +102,7 @@ test('rules: each gives its points once, only for its evidence; a dimension is c
 });
 
 test('the fixture sites: a platform-shaped site is at least ai_native, a plain one legacy, the mixed one in between', async () => {
-  const options = { timeoutMs: 5_000, bytesMax: 1024 * 1024, allowPrivate: true, concurrency: 4, clock: () => 0 };
+  const options = { timeoutMs: 5_000, bytesMax: 1024 * 1024, allowPrivate: true, concurrency: 4, deadlineMs: 20_000, clock: () => 0 };
   const sites = [await agenticSite(), await legacySite(), await mixedSite()];
   try {
     const [agentic, legacy, mixed] = await Promise.all(sites.map(async (site) => scoreProbes(await runProbes(new URL(site.origin), options, () => {}))));

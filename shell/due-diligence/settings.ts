@@ -20,6 +20,8 @@ export interface DueDiligenceSettings {
   /** DD_PROBE_TIMEOUT_MS and DD_PROBE_BYTES_MAX: each probe request's deadline and size cap. */
   readonly probeTimeoutMs: number;
   readonly probeBytesMax: number;
+  /** DD_ASSESSMENT_TIMEOUT_MS: the deadline of a whole assessment; probes still running then end with `error`. */
+  readonly assessmentTimeoutMs: number;
   /** OUTBOUND_ALLOW_PRIVATE (the shared setting): tests assess fixture sites and the platform on 127.0.0.1. */
   readonly allowPrivate: boolean;
 }
@@ -35,6 +37,7 @@ export function dueDiligenceSettings(env: SettingsEnv): DueDiligenceSettings {
     probeConcurrency: integer(env, 'DD_PROBE_CONCURRENCY', 4, 1, 16),
     probeTimeoutMs: integer(env, 'DD_PROBE_TIMEOUT_MS', 8_000, 100, outboundTimeoutMsMax),
     probeBytesMax: integer(env, 'DD_PROBE_BYTES_MAX', 2 * 1024 * 1024, 1024, outboundBytesCeiling),
+    assessmentTimeoutMs: integer(env, 'DD_ASSESSMENT_TIMEOUT_MS', 30_000, 1_000, 300_000),
     allowPrivate: flag(env, 'OUTBOUND_ALLOW_PRIVATE'),
   };
 }
