@@ -29,8 +29,8 @@ export interface Website {
   readonly origin: URL;
 }
 
-function invalid(message: string): ApiError {
-  return new ApiError(422, 'VALIDATION_FAILED', `website: ${message}`);
+function invalid(field: string, message: string): ApiError {
+  return new ApiError(422, 'VALIDATION_FAILED', `${field}: ${message}`);
 }
 
 /**
@@ -39,26 +39,26 @@ function invalid(message: string): ApiError {
  * literal address or a local name (422 WEBSITE_NOT_PUBLIC); a name that resolves to one is refused by the
  * outbound rules when the home page is fetched, with the same code.
  */
-export function parseWebsite(text: string, allowPrivate: boolean): Website {
+export function parseWebsite(text: string, allowPrivate: boolean, field = 'website'): Website {
   const trimmed = text.trim();
-  if (trimmed === '') throw invalid('must be an http(s) URL or a domain');
-  if (trimmed.length > websiteCharsMax) throw invalid(`at most ${websiteCharsMax} characters`);
+  if (trimmed === '') throw invalid(field, 'must be an http(s) URL or a domain');
+  if (trimmed.length > websiteCharsMax) throw invalid(field, `at most ${websiteCharsMax} characters`);
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`;
   let url: URL;
   try {
     url = new URL(withScheme);
   } catch {
-    throw invalid('must be an http(s) URL or a domain');
+    throw invalid(field, 'must be an http(s) URL or a domain');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('only http and https websites can be assessed');
-  if (url.username !== '' || url.password !== '') throw invalid('must not carry a user name or password');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(field, 'only http and https websites can be assessed');
+  if (url.username !== '' || url.password !== '') throw invalid(field, 'must not carry a user name or password');
   const hostname = url.hostname.toLowerCase();
-  if (hostname === '' || hostname.length > hostCharsMax) throw invalid(`a host of 1 to ${hostCharsMax} characters`);
+  if (hostname === '' || hostname.length > hostCharsMax) throw invalid(field, `a host of 1 to ${hostCharsMax} characters`);
   const literal = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
-  if (isIP(literal) === 0 && !/^[a-z0-9-]+(\.[a-z0-9-]+)*\.?$/.test(hostname)) throw invalid('the host is not a valid domain name');
+  if (isIP(literal) === 0 && !/^[a-z0-9-]+(\.[a-z0-9-]+)*\.?$/.test(hostname)) throw invalid(field, 'the host is not a valid domain name');
   if (!allowPrivate) {
     const range = isIP(literal) !== 0 ? nonPublicRange(literal) : hostname === 'localhost' || hostname.endsWith('.localhost') || hostname.endsWith('.local') || !hostname.includes('.') ? 'a local name' : null;
-    if (range !== null) throw new ApiError(422, 'WEBSITE_NOT_PUBLIC', `website: ${hostname} is not a public address (${range}); only public websites can be assessed`);
+    if (range !== null) throw new ApiError(422, 'WEBSITE_NOT_PUBLIC', `${field}: ${hostname} is not a public address (${range}); only public websites can be assessed`);
   }
   const origin = new URL(url.origin);
   return { domain: origin.host.replace(/\.$/, ''), origin };

@@ -150,6 +150,9 @@ test('assessments over HTTP: saved, cached hits free, fresh, POST, result and 40
     const tooMany = await call(served.server, 'GET', `${base}/history?domains=${Array.from({ length: 11 }, (_, index) => `d${index}.example`).join(',')}`);
     assert.equal(tooMany.status, 422);
     assert.match(tooMany.json['error']['message'], /at most 10 domains/);
+    const badDomain = await call(served.server, 'GET', `${base}/history?domains=${encodeURIComponent('a.example,ftp://b.example')}`);
+    assert.equal(badDomain.status, 422);
+    assert.match(badDomain.json['error']['message'], /^query\.domains: only http and https/);
 
     // The fifth assessment uses the quota up; the sixth is 429 with the headers; cache hits still answer.
     assert.equal(remaining(await assess(served, mixed.origin)), '0');
@@ -174,12 +177,13 @@ test('assessments over HTTP: saved, cached hits free, fresh, POST, result and 40
   }
 });
 
-test('a request for a domain under assessment joins it: one set of probes, counted once', async () => {
+test('a request for a domain under assessment joins it: one set of probes, counted once; past DD_RUNNING_MAX a new one is 503 BUSY, not counted', async () => {
   let release: () => void = () => {};
   const gate = new Promise<void>((resolve) => (release = resolve));
   const home: Answer = { status: 200, type: 'text/html', body: '<html><head><title>Slow</title></head><body>AI agents</body></html>' };
   const site = await startSite({ '/': () => gate.then(() => home) });
-  const served = await serve({}, () => startMs);
+  const other = await legacySite();
+  const served = await serve({ DD_RUNNING_MAX: '1' }, () => startMs);
   try {
     const one = assess(served, site.origin);
     while (!site.requests.includes('GET /')) await new Promise((resolve) => setImmediate(resolve));
@@ -187,6 +191,9 @@ test('a request for a domain under assessment joins it: one set of probes, count
     const stream = fetch(`${served.url}${base}/stream?website=${encodeURIComponent(site.origin)}`);
     // The stream's head is sent at once: it has joined the run before the home page answers.
     const streamed = await stream;
+    const busy = await assess(served, other.origin);
+    assert.deepEqual([busy.status, busy.json['error']['code'], busy.headers.get('retry-after')], [503, 'BUSY', '5']);
+    assert.deepEqual(other.requests, [], 'a refused assessment sends nothing');
     release();
     const [first, second] = await Promise.all([one, two]);
     assert.deepEqual([first.json['cached'], second.json['cached']], [false, false]);
@@ -195,9 +202,11 @@ test('a request for a domain under assessment joins it: one set of probes, count
     assert.equal(site.requests.filter((line) => line === 'GET /').length, 1, 'one home page request');
     const events = parseEvents(await streamed.text());
     assert.deepEqual(events.map((event) => event.event), [...probeNames.map(() => 'probe'), 'result']);
+    // The run over, a new one starts; the refused one was not counted (two of five used).
+    assert.equal(remaining(await assess(served, other.origin)), '3');
   } finally {
     served.close();
-    await site.close();
+    await Promise.all([site.close(), other.close()]);
   }
 });
 

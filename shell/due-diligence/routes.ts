@@ -225,7 +225,7 @@ export function dueDiligenceRoutes(options: DueDiligenceRoutesOptions): Route[] 
           .filter((name) => name !== '');
         if (names.length === 0) throw new ApiError(422, 'VALIDATION_FAILED', 'query.domains: name at least one domain');
         if (names.length > historyDomainsMax) throw new ApiError(422, 'VALIDATION_FAILED', `query.domains: at most ${historyDomainsMax} domains, got ${names.length}`);
-        const domains = [...new Set(names.map((name) => parseWebsite(name, true).domain))];
+        const domains = [...new Set(names.map((name) => parseWebsite(name, true, 'query.domains').domain))];
         return {
           body: {
             domains: domains.map((domain) => {
