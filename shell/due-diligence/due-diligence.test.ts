@@ -26,7 +26,9 @@ import { call, checkResponse } from '../http/test-client.ts';
 import { dueDiligenceModule } from './index.ts';
 import { probeNames } from './probes.ts';
 import { base } from './routes.ts';
-import { agenticSite, legacySite, mixedSite, startSite, type Answer } from './test-site.ts';
+import { siteKit, type Answer } from './test-site.ts';
+
+const { agenticSite, legacySite, mixedSite, startSite } = siteKit(http.createServer);
 
 const startMs = Date.UTC(2026, 0, 20, 12, 0, 0);
 

@@ -9,7 +9,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { ApiError } from '../http/errors.ts';
 import { initializeAnswer, outcomeOfStatus, probeNames, readLlmsTxt, readRobots, readSkill, runProbes, type ProbeOptions, type ProbeResult } from './probes.ts';
-import { agenticSite, legacySite, mixedSite, startSite } from './test-site.ts';
+import { siteKit } from './test-site.ts';
+
+const { agenticSite, legacySite, mixedSite, startSite } = siteKit(http.createServer);
 
 const options: ProbeOptions = { timeoutMs: 5_000, bytesMax: 1024 * 1024, allowPrivate: true, concurrency: 3, deadlineMs: 20_000, clock: () => 0 };
 

@@ -5,11 +5,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { probeLabels, probeNames, runProbes, type ProbeName, type ProbeOutcome, type ProbeResult } from './probes.ts';
 import { classifications, classify, dimensionKeys, dimensionLabels, rules, scoreProbes } from './rubric.ts';
-import { agenticSite, legacySite, mixedSite } from './test-site.ts';
+import { siteKit } from './test-site.ts';
+
+const { agenticSite, legacySite, mixedSite } = siteKit(http.createServer);
 
 function probe(name: ProbeName, outcome: ProbeOutcome, fields: Record<string, unknown> = {}): ProbeResult {
   return { probe: name, label: probeLabels[name], url: `https://site.example/${name}`, outcome, evidence: { status: outcome === 'found' ? 200 : 404, content_type: null, excerpt: null, fields }, duration_ms: 0 };

@@ -7,6 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +17,9 @@ import { startServer } from '../server.ts';
 import { call } from '../http/test-client.ts';
 import type { ProbeOutcome } from './probes.ts';
 import { base } from './routes.ts';
-import { legacySite } from './test-site.ts';
+import { siteKit } from './test-site.ts';
+
+const { legacySite } = siteKit(http.createServer);
 
 /**
  * LEAD: the MCP server (/mcp/v1) comes with branch `mcp`; on branch `dd` the platform has none, so the

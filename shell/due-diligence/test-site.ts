@@ -4,8 +4,10 @@
  * (llms.txt, the A2A agent card, SKILL.md, an OpenAPI document of 120 operations, an MCP server answering
  * initialize over SSE at /mcp/v1), so the tests can show what the assessor makes of such a site on any
  * branch; `legacySite` is a plain page and nothing else; `mixedSite` gives every other outcome.
+ *
+ * The tests pass node:http's createServer in (`siteKit(http.createServer)`): only test files may import
+ * node:http (engine/runtime/outbound/only-outbound.test.ts), and this helper is not one.
  */
-import http from 'node:http';
 
 export interface Answer {
   readonly status: number;
@@ -23,9 +25,26 @@ export interface TestSite {
   close(): Promise<void>;
 }
 
-export async function startSite(pages: Pages): Promise<TestSite> {
+/** The parts of node:http's server this helper uses. */
+interface IncomingLike {
+  readonly url?: string | undefined;
+  readonly method?: string | undefined;
+  on(event: string, listener: (...args: any[]) => void): unknown;
+}
+interface ResponseLike {
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  end(body: string): unknown;
+}
+interface ServerLike {
+  listen(port: number, host: string, callback: () => void): unknown;
+  address(): unknown;
+  close(callback: () => void): unknown;
+}
+export type CreateServer = (listener: (request: IncomingLike, response: ResponseLike) => void) => ServerLike;
+
+async function startSite(createServer: CreateServer, pages: Pages): Promise<TestSite> {
   const requests: string[] = [];
-  const server = http.createServer((request, response) => {
+  const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0]!;
     const method = request.method ?? 'GET';
     requests.push(`${method} ${path}`);
@@ -122,9 +141,9 @@ export function mcpInitialize(method: string, body: string): Answer {
 }
 
 /** A site with the platform's discovery documents and MCP server (the origin is filled in once listening). */
-export async function agenticSite(): Promise<TestSite> {
+async function agenticSite(createServer: CreateServer): Promise<TestSite> {
   const pages: Pages = {};
-  const site = await startSite(pages);
+  const site = await startSite(createServer, pages);
   Object.assign(pages, {
     '/llms.txt': text(llmsTxt(site.origin)),
     '/.well-known/agent-card.json': json(agentCard(site.origin)),
@@ -136,8 +155,8 @@ export async function agenticSite(): Promise<TestSite> {
 }
 
 /** A plain home page and nothing else. */
-export function legacySite(): Promise<TestSite> {
-  return startSite({ '/': html('<!doctype html><html><head><title>Bakery</title></head><body><h1>Fresh bread daily</h1><a href="/contact">Contact</a></body></html>') });
+function legacySite(createServer: CreateServer): Promise<TestSite> {
+  return startSite(createServer, { '/': html('<!doctype html><html><head><title>Bakery</title></head><body><h1>Fresh bread daily</h1><a href="/contact">Contact</a></body></html>') });
 }
 
 export const mixedHome = `<!doctype html><html><head><title>Acme AI Assistant</title>
@@ -153,8 +172,8 @@ export const mixedHome = `<!doctype html><html><head><title>Acme AI Assistant</t
 </body></html>`;
 
 /** Every other outcome: invalid documents, an error, a protected MCP endpoint, Swagger at its last location, robots rules. */
-export function mixedSite(): Promise<TestSite> {
-  return startSite({
+function mixedSite(createServer: CreateServer): Promise<TestSite> {
+  return startSite(createServer, {
     '/': html(mixedHome),
     '/llms.txt': html('<html><body>Not the file</body></html>'),
     '/.well-known/agent-card.json': json({ name: 'Acme', skills: [] }),
@@ -167,4 +186,14 @@ export function mixedSite(): Promise<TestSite> {
     '/chat': { status: 403, type: 'text/plain', body: 'sign in' },
     '/ai/ask': json({ answer: 'hello' }),
   });
+}
+
+/** The fixture sites, served by `createServer` (node:http's, from the test). */
+export function siteKit(createServer: CreateServer) {
+  return {
+    startSite: (pages: Pages) => startSite(createServer, pages),
+    agenticSite: () => agenticSite(createServer),
+    legacySite: () => legacySite(createServer),
+    mixedSite: () => mixedSite(createServer),
+  };
 }
