@@ -211,6 +211,15 @@ function jsonLdTypes(value: unknown, into: Set<string>, depth = 0): void {
   }
 }
 
+/** A path with its escapes decoded, or as it is when they are malformed (a page's links are not to be trusted). */
+function safeDecode(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
 /** The home page's evidence from its HTML. */
 export function readHome(html: string, pageUrl: string): { fields: Record<string, unknown>; facts: HomeFacts } {
   const { document } = parseHTML(html);
@@ -233,7 +242,7 @@ export function readHome(html: string, pageUrl: string): { fields: Record<string
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
     url.hash = '';
-    const words = `${decodeURIComponent(url.pathname).replace(/[/._-]+/g, ' ')} ${url.hostname.split('.')[0] ?? ''} ${clip(anchor.textContent, 100)}`;
+    const words = `${safeDecode(url.pathname).replace(/[/._-]+/g, ' ')} ${url.hostname.split('.')[0] ?? ''} ${clip(anchor.textContent, 100)}`;
     if (aiLinkPattern.test(words) && sameSite(url, origin) && url.pathname !== '/' && !aiLinks.includes(url.href) && aiLinks.length < linksMax) aiLinks.push(url.href);
     else if (apiDocsPattern.test(words) && !apiDocsLinks.includes(url.href) && apiDocsLinks.length < linksMax) apiDocsLinks.push(url.href);
   }

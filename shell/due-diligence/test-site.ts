@@ -168,6 +168,7 @@ export const mixedHome = `<!doctype html><html><head><title>Acme AI Assistant</t
 <a href="/ai/ask">Ask AI</a>
 <a href="https://elsewhere.invalid/agents">Partner agents</a>
 <a href="/docs/api">API reference</a>
+<a href="/bad%E0%A4%A">Broken escape</a>
 <a href="/">Home</a>
 </body></html>`;
 
