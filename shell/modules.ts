@@ -36,6 +36,7 @@ import { incentivesModule } from './incentives/index.ts';
 import { ceoIndexModule } from './ceo-index/index.ts';
 import { supportModule } from './support/index.ts';
 import { aiAnalysisModule } from './ai-analysis/index.ts';
+import { dueDiligenceModule } from './due-diligence/index.ts';
 
 // Modules import these types from shell-module.ts; the server names them from here with the list.
 export type { ModuleInstance, ShellModule };
@@ -75,4 +76,5 @@ export const shellModules: readonly ShellModule[] = [
   ceoIndexModule,
   supportModule,
   aiAnalysisModule,
+  dueDiligenceModule,
 ];

@@ -167,6 +167,12 @@ const visits: Record<string, Visit> = {
   analyze_prompt_assets: (t) =>
     t.call('POST', '/api/v1/ai_trading_agent/prompt-assets', { prompt: 'Should I buy bitcoin before the halving?', user_id: t.alice.userId }, t.alice.key),
   analyze_url_assets: (t) => t.call('POST', '/api/v1/ai_trading_agent/analyze-url-assets', { url: tourPageUrl, assets: ['BTC'] }, t.alice.key),
+  // Due diligence of the tour's own page server (any path answers the profile page).
+  assess_ai_due_diligence: (t) => t.call('GET', `/api/v1/ai-due-diligence?website=${encodeURIComponent(new URL(tourPageUrl).origin)}`),
+  submit_ai_due_diligence: (t) => t.call('POST', '/api/v1/ai-due-diligence', { website: new URL(tourPageUrl).origin }),
+  stream_ai_due_diligence: (t) => t.text(`/api/v1/ai-due-diligence/stream?website=${encodeURIComponent(new URL(tourPageUrl).origin)}`, /^text\/event-stream/),
+  get_ai_due_diligence_result: (t) => t.call('GET', `/api/v1/ai-due-diligence/result?website=${encodeURIComponent(new URL(tourPageUrl).origin)}`),
+  get_ai_due_diligence_history: (t) => t.call('GET', `/api/v1/ai-due-diligence/history?domains=${encodeURIComponent(new URL(tourPageUrl).host)}`),
   ask_support_agent: (t) => t.call('POST', '/api/v1/support/ai-agent', { question: 'How do I place a scale order?' }),
   ask_investor_agent: (t) => t.call('POST', '/api/v1/support/ai-agent/investor', { question: 'What volume has the exchange traded?' }),
 
