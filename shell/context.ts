@@ -16,6 +16,13 @@ import type { TwoFactor } from './auth/two-factor.ts';
 import type { Chains } from './funding/chains.ts';
 import type { WithdrawalAddresses } from './funding/withdrawal-addresses.ts';
 
+/** One WebSocket stream's figures: its uWS path pattern, open connections and bytes queued to them. */
+export interface StreamFigures {
+  readonly path: string;
+  readonly connections: number;
+  readonly sendBacklogBytes: number;
+}
+
 /** What a paper account opens with: parallel lists of assets and amounts (PAPER_BALANCES, parsed by http/paper.ts). */
 export interface PaperFunding {
   readonly assets: readonly Asset[];
@@ -42,6 +49,8 @@ export interface ShellContext {
   readonly venues: VenueDirectory;
   /** Open WebSocket stream connections. */
   readonly streamConnections: () => number;
+  /** Each mounted WebSocket stream's path, open connections and unsent bytes (the operations metrics). */
+  readonly streamFigures: () => readonly StreamFigures[];
   readonly clock: () => number;
   readonly log: Log;
   readonly identity: { readonly db: Db; readonly tokens: Tokens; readonly keys: ApiKeys; readonly twoFactor: TwoFactor };

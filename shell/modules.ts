@@ -37,6 +37,7 @@ import { ceoIndexModule } from './ceo-index/index.ts';
 import { supportModule } from './support/index.ts';
 import { aiAnalysisModule } from './ai-analysis/index.ts';
 import { dueDiligenceModule } from './due-diligence/index.ts';
+import { opsModule } from './ops/index.ts';
 
 // Modules import these types from shell-module.ts; the server names them from here with the list.
 export type { ModuleInstance, ShellModule };
@@ -77,4 +78,5 @@ export const shellModules: readonly ShellModule[] = [
   supportModule,
   aiAnalysisModule,
   dueDiligenceModule,
+  opsModule,
 ];

@@ -14,7 +14,7 @@ import type { DurableBatch } from '../engine/runtime/sequencer.ts';
 import { defaultMarketsPath, loadMarkets } from '../engine/runtime/markets.ts';
 import { loadConfig, type Config } from './config.ts';
 import { jsonLog, type Log } from './log.ts';
-import type { ShellContext } from './context.ts';
+import type { ShellContext, StreamFigures } from './context.ts';
 import { RouteTable } from './http/route-table.ts';
 import { namedSecret, openDatabase } from './store/database.ts';
 import { loadChains } from './funding/chains.ts';
@@ -117,9 +117,13 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   // Module streams are known once the modules exist; until then (never while serving) they count 0.
   let moduleStreams: readonly TopicStream<unknown>[] = [];
   const streamConnections = (): number => moduleStreams.reduce((sum, moduleStream) => sum + moduleStream.openConnections, stream.openConnections);
+  const streamFigures = (): StreamFigures[] => [
+    { path: exchangeStreamPath, connections: stream.openConnections, sendBacklogBytes: stream.sendBacklogBytes },
+    ...moduleStreams.map((moduleStream) => ({ path: moduleStream.path, connections: moduleStream.openConnections, sendBacklogBytes: moduleStream.sendBacklogBytes })),
+  ];
   const paperFunding = parsePaperBalances(config.paperBalances, markets);
   const funding = { chains, addresses: new WithdrawalAddresses(db, chains, clock), depositSecret: namedSecret(db, 'deposit') };
-  const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, amm, timers, venues, paperFunding, streamConnections, clock, log, identity: { db, tokens, keys, twoFactor }, funding };
+  const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, amm, timers, venues, paperFunding, streamConnections, streamFigures, clock, log, identity: { db, tokens, keys, twoFactor }, funding };
   const instances = shellModules.map((module) => module.create(context));
   for (const instance of instances) {
     const onDurable = instance.onDurable;

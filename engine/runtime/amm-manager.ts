@@ -89,6 +89,16 @@ interface ChainWorker {
   worker: Worker | null;
   restarts: number[];
   stopping: boolean;
+  /** When the chain's last quote became durable (runtime clock), or null before its first. */
+  lastQuoteAtMs: number | null;
+}
+
+/** One chain's worker as the operations checks see it. */
+export interface AmmChainState {
+  readonly chainId: number;
+  /** Whether a worker thread runs for the chain now (false while it restarts, after it was given up, and after close). */
+  readonly workerUp: boolean;
+  readonly lastQuoteAtMs: number | null;
 }
 
 export interface AmmStats {
@@ -125,7 +135,7 @@ export class AmmManager {
   start(): void {
     const chainIds = new Set([...this.pools.values()].map((entry) => entry.chainId));
     for (const chainId of chainIds) {
-      this.chains.set(chainId, { worker: null, restarts: [], stopping: false });
+      this.chains.set(chainId, { worker: null, restarts: [], stopping: false, lastQuoteAtMs: null });
       this.startChain(chainId);
     }
     this.expiryTimer = setInterval(() => this.expireQuiet(), expiryCheckMs);
@@ -142,6 +152,11 @@ export class AmmManager {
       this.chains.get(entry.chainId)?.worker?.postMessage(message);
       this.stats.fillsSent++;
     });
+  }
+
+  /** Every started chain's worker state, in start order (read-only figures for readiness and metrics). */
+  chainStates(): AmmChainState[] {
+    return [...this.chains].map(([chainId, chain]) => ({ chainId, workerUp: chain.worker !== null, lastQuoteAtMs: chain.lastQuoteAtMs }));
   }
 
   async close(): Promise<void> {
@@ -225,6 +240,8 @@ export class AmmManager {
       }
       if (outcome.result === Result.ok) {
         this.stats.quotesSent++;
+        const chain = this.chains.get(entry.chainId);
+        if (chain !== undefined) chain.lastQuoteAtMs = this.options.clock();
         return;
       }
       this.stats.quotesRefused++;

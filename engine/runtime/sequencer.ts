@@ -151,6 +151,12 @@ export class Sequencer {
   /** Batches made durable since start, and the commands in them: their ratio is the group-commit factor. */
   durableBatches = 0;
   durableCommands = 0;
+  /**
+   * Told each batch's journal write time in seconds (the O_DSYNC write, so the sync's latency in `sync`
+   * mode) once it is durable: the operations metrics' histogram. Null when nobody measures.
+   */
+  journalWriteObserver: ((seconds: number) => void) | null = null;
+  private flushStartedMs = 0;
   private readonly reader = new TapeReader();
   private filling: Batch;
   private spare: Batch;
@@ -280,6 +286,7 @@ export class Sequencer {
     }
     this.filling = this.spare;
     this.flushing = batch;
+    if (this.journalWriteObserver !== null) this.flushStartedMs = performance.now();
     this.options.writer.append(batch.encoder.bytes(), batch.firstSeq, (error) => this.flushed(batch, error));
   }
 
@@ -293,6 +300,7 @@ export class Sequencer {
       this.notifyDrained();
       return;
     }
+    if (this.journalWriteObserver !== null) this.journalWriteObserver((performance.now() - this.flushStartedMs) / 1000);
     this.durableSeq = batch.lastSeq;
     this.durableBatches++;
     this.durableCommands += batch.count;
@@ -352,5 +360,15 @@ export class Sequencer {
 
   get failed(): Error | null {
     return this.failure;
+  }
+
+  /** Whether commands are taken: not closing and no failed journal write. */
+  get accepting(): boolean {
+    return !this.closing && this.failure === null;
+  }
+
+  /** Commands accepted and not yet durable (the queue in front of the journal). */
+  get queueDepth(): number {
+    return this.lastSeq - this.durableSeq;
   }
 }

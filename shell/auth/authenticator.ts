@@ -16,7 +16,8 @@ import { anonymousGeneralPerMinute, calculatorPerMinute, credentialAttemptsPerMi
 const sessionPermissions: readonly Permission[] = ['read', 'trade'];
 const adminPrincipal: Principal = { userId: 0, keyId: 0, permissions: sessionPermissions, tier: 'ADMIN', requestsPerMinute: null, via: 'key' };
 
-function sameText(a: string, b: string): boolean {
+/** Compares two secrets in time that does not depend on where they differ. */
+export function sameText(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);

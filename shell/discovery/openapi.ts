@@ -180,7 +180,7 @@ function errorResponse(description: string, headers = false): Record<string, unk
 function errorResponses(route: Route): Record<string, unknown> {
   const codes = route.errors ?? [];
   const notFound = codes.filter((code) => code.endsWith('NOT_FOUND'));
-  const others = codes.filter((code) => !code.endsWith('NOT_FOUND') && code !== 'VALIDATION_FAILED');
+  const others = codes.filter((code) => !code.endsWith('NOT_FOUND') && code !== 'VALIDATION_FAILED' && code !== 'NOT_READY');
   const limited = route.rateLimit !== 'none';
   const validated = route.query !== undefined || route.body !== undefined || route.path.includes('{') || codes.includes('VALIDATION_FAILED');
   const responses: Record<string, unknown> = {};
@@ -197,6 +197,8 @@ function errorResponses(route: Route): Record<string, unknown> {
   if (others.length > 0) responses['4XX'] = errorResponse(`Another refusal of this route, one of: ${others.join(', ')}.`, limited);
   // The discovery documents answer from memory: they never wait for the engine or the read models.
   if (limited && !tagsOf(route).includes(defaultTag)) responses['503'] = { $ref: '#/components/responses/Busy' };
+  // The readiness probe's refusal: a 503 whose body carries its checks beside the error.
+  if (codes.includes('NOT_READY')) responses['503'] = errorResponse('NOT_READY: a readiness check failed; the body also lists `checks` and the `failing` ones.', limited);
   return responses;
 }
 

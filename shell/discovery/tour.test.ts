@@ -164,6 +164,10 @@ const visits: Record<string, Visit> = {
   get_asyncapi_document: (t) => t.call('GET', '/asyncapi.json'),
   get_agent_card: (t) => t.call('GET', '/.well-known/agent-card.json'),
   get_skill_md: (t) => t.text('/.well-known/skills/default/SKILL.md', /^text\/markdown/),
+  // Operations: the probes, and the metrics (open: the tour sets no METRICS_TOKEN).
+  get_health: (t) => t.call('GET', '/health'),
+  get_readiness: (t) => t.call('GET', '/ready'),
+  get_metrics: (t) => t.text('/metrics', /^text\/plain; version=0\.0\.4/),
   analyze_prompt_assets: (t) =>
     t.call('POST', '/api/v1/ai_trading_agent/prompt-assets', { prompt: 'Should I buy bitcoin before the halving?', user_id: t.alice.userId }, t.alice.key),
   analyze_url_assets: (t) => t.call('POST', '/api/v1/ai_trading_agent/analyze-url-assets', { url: tourPageUrl, assets: ['BTC'] }, t.alice.key),

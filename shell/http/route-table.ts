@@ -121,8 +121,25 @@ export interface Route {
   readonly handler: (context: RequestContext) => Reply | Promise<Reply> | Later;
 }
 
+/**
+ * Cross-origin rules (CORS_ORIGINS, read by shell/ops): the headers an answer carries for a request's
+ * Origin header, and those of a preflight. The policy keeps its answers made up front, so that an answer
+ * costs a lookup and no allocation.
+ */
+export interface CorsPolicy {
+  /** Headers for an answer to a request whose Origin is `origin` ('' when it sent none). */
+  answerHeaders(origin: string): Readonly<Record<string, string>>;
+  /** Headers for a preflight from `origin` on a path serving `methods`: none (null) for an origin not allowed. */
+  preflightHeaders(origin: string, methods: readonly string[]): Readonly<Record<string, string>> | null;
+}
+
+/** Told of each answer to a route it observes: the status and the milliseconds since the request arrived. */
+export type RouteObserver = (status: number, elapsedMs: number) => void;
+
 interface CompiledRoute {
   readonly route: Route;
+  /** Set by `RouteTable.observe` (the operations metrics of the order routes); null for most routes. */
+  observer: RouteObserver | null;
   readonly validateQuery: ValidateFunction | null;
   readonly validateBody: ValidateFunction | null;
   /** Whether the client's address must be read: routes without credentials are limited per address. */
@@ -161,6 +178,7 @@ const reasons: Record<number, string> = {
   200: 'OK',
   201: 'Created',
   202: 'Accepted',
+  204: 'No Content',
   304: 'Not Modified',
   400: 'Bad Request',
   401: 'Unauthorized',
@@ -220,6 +238,10 @@ class HttpExchange implements RequestContext, Credentials {
   private readonly idempotencyKey: string;
   /** A conditional GET's validator (the CEO index export answers 304 when it matches). */
   private readonly ifNoneMatch: string;
+  /** The Origin header, read only when the table has a CORS policy. */
+  readonly origin: string;
+  /** When the request arrived (performance.now()), taken only for an observed route. */
+  arrivalMs = 0;
   remoteAddress = '';
   params: Readonly<Record<string, string>> = noParams;
   query: Readonly<Record<string, string>> = noQuery;
@@ -249,6 +271,7 @@ class HttpExchange implements RequestContext, Credentials {
     this.host = req.getHeader('host');
     this.idempotencyKey = req.getHeader('idempotency-key');
     this.ifNoneMatch = req.getHeader('if-none-match');
+    this.origin = table.cors === null ? '' : req.getHeader('origin');
     res.onAborted(() => {
       this.aborted = true;
     });
@@ -275,6 +298,8 @@ class HttpExchange implements RequestContext, Credentials {
   respond(status: number, payload: string, contentType = jsonType, extraHeaders?: Record<string, string>): void {
     if (this.answered) return;
     this.answered = true;
+    const observer = this.compiled?.observer;
+    if (observer != null) observer(status, performance.now() - this.arrivalMs);
     if (this.aborted) return;
     this.status = status;
     this.payload = payload;
@@ -305,6 +330,7 @@ class HttpExchange implements RequestContext, Credentials {
       res.writeStatus(statusLine(status));
       res.writeHeader('Content-Type', 'text/event-stream; charset=utf-8');
       res.writeHeader('Cache-Control', 'no-cache');
+      this.writeCorsHeaders();
       this.writeRateHeaders(headers);
       if (headers !== undefined) for (const key in headers) res.writeHeader(key, headers[key]!);
       // uWS sends the head with the first write; an empty comment line makes clients see the stream open.
@@ -355,6 +381,27 @@ class HttpExchange implements RequestContext, Credentials {
     else this.reply(reply);
   }
 
+  /** An OPTIONS request on a path that serves `methods`: 204 with Allow, and the CORS preflight headers for an allowed origin. */
+  preflight(methods: readonly string[]): void {
+    if (this.answered || this.aborted) return;
+    this.answered = true;
+    const cors = this.table.cors?.preflightHeaders(this.origin, methods) ?? null;
+    const res = this.res;
+    res.cork(() => {
+      res.writeStatus(statusLine(204));
+      res.writeHeader('Allow', [...methods, 'OPTIONS'].join(', '));
+      if (cors !== null) for (const key in cors) res.writeHeader(key, cors[key]!);
+      res.end();
+    });
+  }
+
+  private writeCorsHeaders(): void {
+    const cors = this.table.cors;
+    if (cors === null) return;
+    const headers = cors.answerHeaders(this.origin);
+    for (const key in headers) this.res.writeHeader(key, headers[key]!);
+  }
+
   /** The route's rate-limit figures, unless the handler answers with figures of its own (a quota's). */
   private writeRateHeaders(extra?: Record<string, string>): void {
     const figures = this.figures;
@@ -369,6 +416,7 @@ class HttpExchange implements RequestContext, Credentials {
     const res = this.res;
     res.writeStatus(statusLine(this.status));
     res.writeHeader('Content-Type', this.contentType);
+    this.writeCorsHeaders();
     const extra = this.extraHeaders;
     this.writeRateHeaders(extra);
     if (extra !== undefined) for (const key in extra) res.writeHeader(key, extra[key]!);
@@ -516,19 +564,38 @@ export class RouteTable {
   /** Named routes by name, for in-process runs. */
   private readonly named = new Map<string, CompiledRoute>();
   private options: DispatchOptions | null = null;
+  private readonly compiledRoutes: CompiledRoute[] = [];
+  /** The cross-origin rules answers follow; null: no CORS headers at all. */
+  cors: CorsPolicy | null = null;
 
   add(routes: readonly Route[]): void {
     for (const route of routes) {
       this.routes.push(route);
       const compiled: CompiledRoute = {
         route,
+        observer: null,
         validateQuery: route.query === undefined ? null : this.ajv.compile(route.query),
         validateBody: route.body === undefined ? null : this.ajv.compile(route.body),
         limitsAddress: ((route.auth === 'none' || route.auth === 'optional') && route.rateLimit !== 'none') || route.rateLimit === 'calculator',
       };
       this.router.add(route.method, route.path, compiled);
+      this.compiledRoutes.push(compiled);
       if (route.name !== undefined) this.named.set(route.name, compiled);
     }
+  }
+
+  /** Sets the cross-origin rules (null: none). OPTIONS is answered either way, for the paths the table serves. */
+  useCors(policy: CorsPolicy | null): void {
+    this.cors = policy;
+  }
+
+  /**
+   * Observes the answers of the routes `choose` gives an observer (the operations metrics): over HTTP each
+   * is told its status and the time from the request's arrival to its answer (durable, for writes).
+   * In-process runs (MCP tool calls) are not observed.
+   */
+  observe(choose: (route: Route) => RouteObserver | null): void {
+    for (const compiled of this.compiledRoutes) compiled.observer = choose(compiled.route);
   }
 
   /** Adds descriptions of tags; a tag described twice must be described the same way. */
@@ -582,6 +649,8 @@ export class RouteTable {
     const match = this.router.match(exchange.method, exchange.path);
     if (match.route === null) {
       if (match.allowed.length > 0) {
+        // No route declares OPTIONS: it is answered here, before a 405, for every path the table serves.
+        if ((exchange.method as string) === 'OPTIONS') return exchange.preflight(match.allowed);
         return exchange.respond(405, errorBody('METHOD_NOT_ALLOWED', `${exchange.method} is not allowed on ${exchange.path}`), jsonType, {
           Allow: match.allowed.join(', '),
         });
@@ -589,6 +658,7 @@ export class RouteTable {
       return exchange.respond(404, errorBody('NOT_FOUND', `no route for ${exchange.method} ${exchange.path}`));
     }
     const compiled = match.route;
+    if (compiled.observer !== null) exchange.arrivalMs = performance.now();
     exchange.compiled = compiled;
     exchange.params = match.params;
     if (compiled.limitsAddress) exchange.remoteAddress = Buffer.from(exchange.res.getRemoteAddressAsText()).toString();

@@ -11,6 +11,12 @@ import type { JsonSchema, LocalCaller, Route, RouteAnswer, RouteTable } from '..
 /** The discovery documents: offered as resources (resources.ts), not as tools. */
 export const discoveryRouteNames: readonly string[] = ['get_openapi_document', 'get_llms_txt', 'get_skill_md', 'get_agent_card', 'get_asyncapi_document'];
 
+/**
+ * Operational routes that are not tools: Prometheus metrics are for a scraper, text an agent has no use
+ * for (the health and readiness probes stay tools: an agent may ask whether the service is up).
+ */
+export const operationalRouteNames: readonly string[] = ['get_metrics'];
+
 type Part = 'path' | 'query' | 'body';
 
 /**
@@ -128,10 +134,10 @@ export function routeTool(route: Route): RouteTool {
 
 /** The tools of every public route of the table, in the table's order. */
 export function routeTools(table: RouteTable): RouteTool[] {
-  const discovery = new Set(discoveryRouteNames);
+  const excluded = new Set([...discoveryRouteNames, ...operationalRouteNames]);
   // Event streams are not tools: a tool answers once (their events are a REST client's to follow).
   return table.routes
-    .filter((route) => route.auth !== 'admin' && !discovery.has(route.name ?? '') && !(route.contentType ?? '').startsWith('text/event-stream'))
+    .filter((route) => route.auth !== 'admin' && !excluded.has(route.name ?? '') && !(route.contentType ?? '').startsWith('text/event-stream'))
     .map(routeTool);
 }
 

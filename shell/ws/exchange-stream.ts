@@ -75,6 +75,13 @@ export class ExchangeStream implements StreamSink {
     return this.sockets.size;
   }
 
+  /** Bytes queued to all of its connections and not yet sent (each connection's backpressure, summed). */
+  get sendBacklogBytes(): number {
+    let bytes = 0;
+    for (const ws of this.sockets) bytes += ws.getBufferedAmount();
+    return bytes;
+  }
+
   /** Closes every stream connection (1001 going away): the server is shutting down. */
   closeAll(): void {
     for (const ws of [...this.sockets]) ws.end(1001, 'server shutting down');

@@ -105,6 +105,13 @@ export class TopicStream<Route> {
     return this.sockets.size;
   }
 
+  /** Bytes queued to all of its connections and not yet sent (each connection's backpressure, summed). */
+  get sendBacklogBytes(): number {
+    let bytes = 0;
+    for (const ws of this.sockets) bytes += ws.getBufferedAmount();
+    return bytes;
+  }
+
   /** The uWS pattern the stream is mounted at (the AsyncAPI document describes each). */
   get path(): string {
     return this.options.path;
