@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import WebSocket from 'ws';
 import { loadConfig } from '../config.ts';
 import { silentLog } from '../log.ts';
 import { startServer, type RunningServer } from '../server.ts';
@@ -190,7 +191,14 @@ test('health, readiness, metrics and CORS on a running server', async () => {
     const cancelled = await call(server, 'DELETE', `/api/v1/exchange/eth/orders/${placed.json['order_id']}`, undefined, maker);
     assert.equal(cancelled.status, 200);
 
+    // One stream client, open before the scrape (uWS runs the stream's open handler within the upgrade).
+    const socket = new WebSocket(`ws://127.0.0.1:${server.port}/ws/exchange/eth`);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
     const after = await scrape();
+    socket.close();
     const requests = samplesOf(after, 'tp_order_requests_total', 'counter');
     const count = (route: string, status: string): number | undefined => requests.find((sample) => sample.labels['route'] === route && sample.labels['status'] === status)?.value;
     assert.equal(count('tp_clob_place_order', '201'), 1);
@@ -204,8 +212,10 @@ test('health, readiness, metrics and CORS on a running server', async () => {
     assert.ok(fsyncCount !== undefined && fsyncCount.value >= 2, 'every durable batch is timed (the credit, the order, the cancel)');
     assert.deepEqual(samplesOf(after, 'tp_sequencer_queue_depth', 'gauge').map((sample) => sample.value), [0], 'nothing waits once every answer was given');
     const clients = samplesOf(after, 'tp_ws_clients', 'gauge');
-    assert.ok(clients.some((sample) => sample.labels['path'] === '/ws/exchange/:symbol' && sample.value === 0));
-    assert.ok(samplesOf(after, 'tp_ws_send_backlog_bytes', 'gauge').every((sample) => sample.value === 0));
+    assert.deepEqual(clients.find((sample) => sample.labels['path'] === '/ws/exchange/:symbol')?.value, 1, 'the open exchange stream client');
+    assert.ok(clients.some((sample) => sample.labels['path'] === '/ws/arena' && sample.value === 0), 'module streams are listed too');
+    const backlog = samplesOf(after, 'tp_ws_send_backlog_bytes', 'gauge');
+    assert.deepEqual(backlog.map((sample) => sample.labels['path']).sort(), clients.map((sample) => sample.labels['path']).sort(), 'a backlog per stream path');
     samplesOf(after, 'nodejs_eventloop_lag_seconds', 'gauge');
     samplesOf(after, 'process_cpu_user_seconds_total', 'counter');
     samplesOf(after, 'process_resident_memory_bytes', 'gauge');
