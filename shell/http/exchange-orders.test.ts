@@ -180,6 +180,19 @@ test('client order ids: charset, uniqueness among open orders, echo, GET and DEL
       assert.deepEqual([refused.status, refused.json['error']?.code], [422, 'VALIDATION_FAILED'], bad);
       assert.match(refused.json['error'].message, /^body\.client_order_id: /);
     }
+    // Numbers where strings are required are named as such; 1e400 arrives as Infinity and is explained.
+    const raw = (fields: string): Promise<{ status: number; json: Record<string, any> }> =>
+      call(server, 'POST', '/api/v1/exchange/eth/orders', `{"side":"buy","order_type":"limit",${fields}}`, mm.key);
+    const huge = await raw('"quantity":"0.1","price":"2900","client_order_id":1e400');
+    assert.deepEqual([huge.status, huge.json['error'].message], [422, 'body.client_order_id: must be a decimal string, e.g. "1.5": the number sent is beyond what a JSON number holds']);
+    const number = await raw('"quantity":"0.1","price":"2900","client_order_id":7');
+    assert.equal(number.json['error'].message, 'body.client_order_id: must be a string, not a number; write decimals as strings, e.g. "1.5"');
+    const hugeQuantity = await raw('"quantity":1e400,"price":"2900"');
+    assert.deepEqual([hugeQuantity.status, hugeQuantity.json['error'].code], [422, 'VALIDATION_FAILED']);
+    assert.equal(hugeQuantity.json['error'].message, 'body.quantity: must be a decimal string, e.g. "1.5": the number sent is beyond what a JSON number holds');
+    assert.match((await raw('"quantity":"0.1","price":-1e999')).json['error'].message, /^body\.price: must be a decimal string/);
+    assert.equal((await raw('"quantity":0.1,"price":2900.5')).status, 201, 'finite numbers are still read exactly');
+
     const first = await bid('grid:eth.b-1_A');
     assert.deepEqual([first.status, first.json['client_order_id']], [201, 'grid:eth.b-1_A']);
     assert.equal((await bid('x'.repeat(64))).status, 201, '64 characters are allowed');
