@@ -192,10 +192,13 @@ export class ReadModelQueries {
       ORDER BY trade_id DESC LIMIT ?`);
     this.selectFills = db.prepare(fillsSql(true));
     this.selectFillsAllPairs = db.prepare(fillsSql(false));
-    const openOf = `SELECT ${orderColumns} FROM exchange_orders WHERE user_id = ? AND mode = ? AND ${liveStatuses} AND order_id < ?`;
+    // Named indexes: without statistics the planner would pick the pair's whole history over the small
+    // partial indexes (of live orders; of orders with a client id).
+    const openOf = `SELECT ${orderColumns} FROM exchange_orders INDEXED BY exchange_orders_open
+      WHERE user_id = ? AND mode = ? AND ${liveStatuses} AND order_id < ?`;
     this.selectOpenOrders = db.prepare(`${openOf} ORDER BY order_id DESC LIMIT ?`);
     this.selectOpenOrdersOfPair = db.prepare(`${openOf} AND pair_id = ? ORDER BY order_id DESC LIMIT ?`);
-    this.selectOrderByClientId = db.prepare(`SELECT ${orderColumns} FROM exchange_orders
+    this.selectOrderByClientId = db.prepare(`SELECT ${orderColumns} FROM exchange_orders INDEXED BY exchange_orders_client
       WHERE user_id = ? AND mode = ? AND client_order_id = ? AND client_order_id <> '' AND pair_id = ? ORDER BY order_id DESC LIMIT 1`);
     const candlesOf = `SELECT ${candleColumns} FROM exchange_candles WHERE pair_id = ? AND interval_ms = ? AND open_time_ms >= ? AND open_time_ms <= ?`;
     this.selectLatestCandles = db.prepare(`${candlesOf} ORDER BY open_time_ms DESC LIMIT ?`);
