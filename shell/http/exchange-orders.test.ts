@@ -142,7 +142,7 @@ test('batch place and cancel, amend with priority rules, and cancel-all over HTT
     const moved = await call(server, 'PATCH', `/api/v1/exchange/eth/orders/${askId}`, { price: '3005.5' }, mm.key);
     assert.deepEqual([moved.json['price'], moved.json['priority_kept']], ['3005.50', false]);
     const same = await call(server, 'PATCH', `/api/v1/exchange/eth/orders/${askId}`, { price: '3005.50', quantity: '0.05' }, mm.key);
-    assert.deepEqual(same.json, { order_id: askId, unchanged: true, filled_now: '0.0000' }, 'asking for what the order already is changes nothing');
+    assert.deepEqual(same.json, { order_id: askId, client_order_id: null, unchanged: true, filled_now: '0.0000' }, 'asking for what the order already is changes nothing');
     assert.equal((await call(server, 'PATCH', `/api/v1/exchange/eth/orders/${askId}`, { price: '3005.555' }, mm.key)).json['error'].code, 'PRICE_OFF_TICK');
     assert.equal((await call(server, 'PATCH', '/api/v1/exchange/eth/orders/999999', { price: '3005' }, mm.key)).status, 404);
 
@@ -202,6 +202,8 @@ test('client order ids: charset, uniqueness among open orders, echo, GET and DEL
     assert.equal(batch.json['results'][0].error.code, 'DUPLICATE_CLIENT_ORDER_ID', 'a batch item is held to the same rule');
     assert.equal((await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'buy', order_type: 'limit', quantity: '0.1', price: '2900', client_order_id: 'grid:eth.b-1_A' }, other.key)).status, 201, 'ids are per user');
 
+    const amended = await call(server, 'PATCH', `/api/v1/exchange/eth/orders/${first.json['order_id']}`, { quantity: '0.1' }, mm.key);
+    assert.deepEqual([amended.json['client_order_id'], amended.json['unchanged']], ['grid:eth.b-1_A', true], 'the amendment answer names it too');
     const byClientId = '/api/v1/exchange/eth/orders/by-client-id/grid:eth.b-1_A';
     const found = await call(server, 'GET', byClientId, undefined, mm.key);
     assert.equal(found.status, 200);

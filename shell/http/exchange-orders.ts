@@ -79,6 +79,7 @@ const cancelledAllSchema = closed({ cancelled_order_ids: Type.Array(id()), count
 const amendedSchema = objectUnion([
   closed({
     order_id: id(),
+    client_order_id: clientOrderIdField,
     price: decimalString('the price it rests at now'),
     quantity: decimalString('its quantity now'),
     remaining_quantity: decimalString('what is still open'),
@@ -87,6 +88,7 @@ const amendedSchema = objectUnion([
   }),
   closed({
     order_id: id(),
+    client_order_id: clientOrderIdField,
     unchanged: Type.Literal(true, { description: 'the amendment asked for what the order already was' }),
     filled_now: decimalString(),
   }),
@@ -587,15 +589,17 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
         }
         const slot = Number.isSafeInteger(orderId) && orderId > 0 ? engine.slotOf(orderId) : noSlot;
         if (slot === noSlot || engine.contexts[engine.orders.context[slot]!]!.pair !== pair) throw new ApiError(404, 'ORDER_NOT_FOUND', 'no such open order');
+        const clientOrderId = engine.orders.clientOrderId[slot] === '' ? null : engine.orders.clientOrderId[slot]!;
         const command: Command = { kind: CommandKind.amendOrder, seq: 0, ts: 0, userId: request.principal!.userId, mode: modeOf(request.query), orderId, priceTicks, quantityLots };
         return enqueue(context, request, command, (outcome) => {
           if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
-          let amended: Record<string, unknown> = { order_id: String(orderId), unchanged: true };
+          let amended: Record<string, unknown> = { order_id: String(orderId), client_order_id: clientOrderId, unchanged: true };
           let filledLots = 0;
           outcome.forEachEvent((event) => {
             if (event.kind === EventKind.orderAmended && event.orderId === orderId) {
               amended = {
                 order_id: String(orderId),
+                client_order_id: clientOrderId,
                 price: formatPrice(event.priceTicks, pair),
                 quantity: formatQuantity(event.quantityLots, pair),
                 remaining_quantity: formatQuantity(event.remainingLots, pair),
