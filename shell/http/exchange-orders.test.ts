@@ -80,6 +80,8 @@ test('place, fill, refuse, cancel and list orders over HTTP', async () => {
     assert.equal(bid.status, 201);
     const crossing = await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'sell', order_type: 'limit', quantity: '0.5', price: '2980', post_only: true }, maker.key);
     assert.deepEqual([crossing.status, crossing.json['error'].code], [409, 'POST_ONLY_WOULD_TAKE']);
+    const heldUsdc = (await call(server, 'GET', '/api/v1/account/me/balances', undefined, taker.key)).json['balances'].find((row: Record<string, string>) => row['asset'] === 'USDC');
+    assert.equal(heldUsdc['held'], '1495.000000', 'a post-only bid holds price × quantity: no taker fee cap (and the maker fee is 0)');
     // A first paper order opens the paper account with PAPER_BALANCES: its hold comes from paper funds.
     const liveBefore = (await call(server, 'GET', '/api/v1/account/me/balances', undefined, taker.key)).json['balances'];
     const paper = await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'buy', order_type: 'limit', quantity: '0.5', price: '2900', paper: true }, taker.key);
