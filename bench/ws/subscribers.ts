@@ -177,7 +177,8 @@ function isoMsAt(data: Buffer, at: number): number {
 }
 
 const seqKey = Buffer.from('"seq":');
-const tradeIdKey = Buffer.from('"trade_id":');
+// The id is a decimal string, as in REST: the key takes its opening quote, so the digits follow it.
+const tradeIdKey = Buffer.from('"trade_id":"');
 const timestampKey = Buffer.from('"timestamp":"');
 const bookPrefix = Buffer.from('{"type":"orderbook_update"');
 const tradePrefix = Buffer.from('{"type":"trade"');

@@ -202,6 +202,29 @@ test('a sell taker pays its fee out of the proceeds; a maker fee setting applies
   h.audit();
 });
 
+test('a post-only bid holds price × quantity and the maker fee cap only: it can never owe a taker fee', () => {
+  const h = new Harness({ makerFeeBps: 2 });
+  h.fund(1);
+  h.fund(2);
+  const bid = h.place({ userId: 1, side: 0, priceTicks: 300_000, quantityLots: oneEthLots, postOnly: true });
+  assert.equal(bid.result, Result.ok);
+  assert.equal(h.held(1, usdc.index), 3_000_000_000 + 600_000);
+  // A new price re-holds by the same rule; a crossing one is refused and changes nothing.
+  assert.equal(h.amend(1, bid.orderId, 290_000, 0), Result.ok);
+  assert.equal(h.held(1, usdc.index), 2_900_000_000 + 580_000);
+  h.place({ userId: 2, side: 1, priceTicks: 295_000, quantityLots: oneEthLots });
+  assert.equal(h.amend(1, bid.orderId, 295_000, 0), Result.postOnlyWouldTake);
+  assert.equal(h.held(1, usdc.index), 2_900_000_000 + 580_000);
+  // Filled as a maker: the notional and the maker fee leave the hold, nothing is left held.
+  h.place({ userId: 2, side: 1, priceTicks: 290_000, quantityLots: oneEthLots });
+  const trade = h.trades().find((fill) => fill.makerOrderId === bid.orderId);
+  assert.ok(trade);
+  assert.equal(trade.makerFeeAtoms, 580_000);
+  assert.equal(h.held(1, usdc.index), 0);
+  assert.equal(h.available(1, usdc.index), 1_000_000 * usdcAtoms - 2_900_000_000 - 580_000);
+  h.audit();
+});
+
 test('partial fills keep the order open with its progress; the rest rests', () => {
   const h = new Harness();
   h.fund(1);

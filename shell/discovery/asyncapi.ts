@@ -153,7 +153,7 @@ export const streamCatalogue: Readonly<Record<string, StreamSpec>> = {
           symbol: string(),
           asset: string(),
           seq,
-          trade_id: { type: ['integer', 'string'] },
+          trade_id: { type: 'string', pattern: '^[0-9]+$', description: 'the trade id, a decimal string as in REST' },
           price: string(),
           quantity: string(),
           side: oneOf(['buy', 'sell'], 'the taker\'s side'),

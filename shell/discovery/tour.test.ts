@@ -273,6 +273,16 @@ const visits: Record<string, Visit> = {
     await t.ok('POST', '/api/v1/exchange/eth/orders', { side: 'buy', order_type: 'limit', quantity: '0.1', price: '2000' }, t.alice.key);
     return t.call('DELETE', '/api/v1/exchange/eth/orders', undefined, t.alice.key);
   },
+  tp_clob_get_order_by_client_id: async (t) => {
+    await t.ok('POST', '/api/v1/exchange/eth/orders', { side: 'buy', order_type: 'limit', quantity: '0.1', price: '2000', client_order_id: 'tour-bid.1' }, t.alice.key);
+    return t.call('GET', '/api/v1/exchange/eth/orders/by-client-id/tour-bid.1', undefined, t.alice.key);
+  },
+  tp_clob_open_orders_all: (t) => t.call('GET', '/api/v1/exchange/orders/open', undefined, t.alice.key),
+  tp_clob_cancel_order_by_client_id: (t) => t.call('DELETE', '/api/v1/exchange/eth/orders/by-client-id/tour-bid.1', undefined, t.alice.key),
+  tp_clob_cancel_all_pairs: async (t) => {
+    await t.ok('POST', '/api/v1/exchange/eth/orders', { side: 'buy', order_type: 'limit', quantity: '0.1', price: '2000' }, t.alice.key);
+    return t.call('DELETE', '/api/v1/exchange/orders', undefined, t.alice.key);
+  },
   tp_clob_place_twap: async (t) => {
     const answer = await t.call('POST', '/api/v1/exchange/eth/twap', { side: 'buy', quantity: '0.4', duration_seconds: 40, interval_seconds: 10 }, t.bob.key);
     return keep(t, answer, 'twap', answer.json['twap_id']);
@@ -284,6 +294,7 @@ const visits: Record<string, Visit> = {
   tp_clob_order_history: (t) => t.call('GET', '/api/v1/exchange/eth/orders/history?limit=10', undefined, t.alice.key),
   tp_clob_recent_trades: (t) => t.call('GET', '/api/v1/exchange/eth/trades'),
   tp_clob_my_trades: (t) => t.call('GET', '/api/v1/exchange/eth/trades/mine', undefined, t.alice.key),
+  tp_clob_my_trades_all: (t) => t.call('GET', '/api/v1/exchange/trades/mine', undefined, t.alice.key),
   tp_clob_ticker: (t) => t.call('GET', '/api/v1/exchange/eth/ticker'),
   tp_clob_markets: (t) => t.call('GET', '/api/v1/exchange/markets'),
   tp_clob_stats: (t) => t.call('GET', '/api/v1/exchange/eth/stats'),

@@ -18,11 +18,12 @@ import { ApiError } from './errors.ts';
 import { pairNames, pairOf } from './exchange-public.ts';
 import { modeOf, modeQuery } from './exchange-orders.ts';
 import { groupJson, orderJson } from './order-json.ts';
-import type { Reply, Route } from './route-table.ts';
+import type { Reply, RequestContext, Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
 import { Type } from '@sinclair/typebox';
 import {
   candleSchema,
+  clientOrderIdPattern,
   closed,
   decimalString,
   nextBeforeField,
@@ -50,8 +51,9 @@ const marketSchema = closed({
   lot_size: pairFields.lot_size,
 });
 
-/** Page sizes: order history up to 500, trades, fills and candles up to 1 000; 100 by default. */
+/** Page sizes: order history up to 500, open orders, trades, fills and candles up to 1 000; 100 by default. */
 export const historyLimitMax = 500;
+export const openOrdersLimitMax = 1000;
 export const tradesLimitMax = 1000;
 export const candlesLimitMax = 1000;
 const limitDefault = 100;
@@ -92,6 +94,8 @@ function page<T>(rows: T[], limit: number, idOf: (row: T) => number): { rows: T[
   return { rows: rows.slice(0, cut), nextBefore: String(idOf(rows[cut - 1]!)) };
 }
 
+const clientOrderIdRule = new RegExp(clientOrderIdPattern);
+
 const iso = (ms: number): string => new Date(ms).toISOString();
 const priceOrNull = (ticks: number | null, pair: Pair): string | null => (ticks === null ? null : formatPrice(ticks, pair));
 
@@ -116,6 +120,9 @@ function fillRecord(pair: Pair, fill: FillRow, mode: Mode): Record<string, unkno
   return {
     trade_id: String(fill.tradeId),
     order_id: String(fill.orderId),
+    client_order_id: fill.clientOrderId === '' ? null : fill.clientOrderId,
+    symbol: pair.base.symbol,
+    pair: pair.name,
     side: sideNames[fill.side],
     role: fill.role,
     price: formatPrice(fill.priceTicks, pair),
@@ -215,7 +222,89 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
     if (tokens === undefined || lastPriceTicks === null) return null;
     return formatSteps(lastPriceTicks, { mantissa: pair.tick.mantissa * tokens, scale: pair.tick.scale });
   };
+  const pairOfRow = (pairId: number): Pair => context.markets.pairById(pairId)!;
+  /** One page of the caller's open orders, newest first: on `pair`, or on every pair when it is null. */
+  const openOrders = (request: RequestContext, pair: Pair | null): Reply | Promise<Reply> =>
+    committed(() => {
+      const limit = integerField(request.query, 'limit', 1, openOrdersLimitMax, limitDefault);
+      const before = integerField(request.query, 'before', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+      const rows = queries.openOrders(request.principal!.userId, modeOf(request.query), pair === null ? 0 : pair.id, limit + 1, before);
+      const found = page(rows, limit, (order) => order.orderId);
+      const orders = found.rows.map((order) => orderRecordJson(pair ?? pairOfRow(order.pairId), order)).join(',');
+      return { json: `{"orders":[${orders}],"next_before":${JSON.stringify(found.nextBefore)}}` };
+    });
+  const openOrdersResponse = closed({ orders: Type.Array(storedOrderSchema, { description: 'newest first' }), next_before: nextBeforeField });
   return [
+    {
+      method: 'GET',
+      name: 'tp_clob_open_orders',
+      path: '/api/v1/exchange/{symbol}/orders/open',
+      auth: 'bearer_or_key',
+      permission: 'read',
+      rateLimit: 'general',
+      tags,
+      errors: pairNotFound,
+      summary: "The caller's open orders on this pair (resting, partially filled, untriggered stops) as full order records, newest first; limit 1..1000 (100), before, mode",
+      query: pagedQuery(),
+      response: openOrdersResponse,
+      handler: (request) => openOrders(request, pairOf(context, request.params['symbol'])),
+    },
+    {
+      method: 'GET',
+      name: 'tp_clob_open_orders_all',
+      path: '/api/v1/exchange/orders/open',
+      auth: 'bearer_or_key',
+      permission: 'read',
+      rateLimit: 'general',
+      tags,
+      errors: [],
+      summary: "The caller's open orders on every pair as full order records, newest first; limit 1..1000 (100), before (order id), mode",
+      query: pagedQuery(),
+      response: openOrdersResponse,
+      handler: (request) => openOrders(request, null),
+    },
+    {
+      method: 'GET',
+      name: 'tp_clob_get_order_by_client_id',
+      path: '/api/v1/exchange/{symbol}/orders/by-client-id/{client_order_id}',
+      auth: 'bearer_or_key',
+      permission: 'read',
+      rateLimit: 'general',
+      tags,
+      errors: ['PAIR_NOT_FOUND', 'ORDER_NOT_FOUND'],
+      summary: "The caller's newest order on this pair with this client_order_id (the open one when there is one), in any status; mode",
+      query: modeQuery,
+      response: storedOrderSchema,
+      handler: (request) =>
+        committed(() => {
+          const pair = pairOf(context, request.params['symbol']);
+          const clientOrderId = request.params['client_order_id'] ?? '';
+          const order = clientOrderIdRule.test(clientOrderId) ? queries.orderByClientId(request.principal!.userId, modeOf(request.query), pair.id, clientOrderId) : undefined;
+          if (order === undefined) throw new ApiError(404, 'ORDER_NOT_FOUND', 'no order with this client_order_id');
+          return { json: orderRecordJson(pair, order) };
+        }),
+    },
+    {
+      method: 'GET',
+      name: 'tp_clob_my_trades_all',
+      path: '/api/v1/exchange/trades/mine',
+      auth: 'bearer_or_key',
+      permission: 'read',
+      rateLimit: 'general',
+      tags,
+      errors: [],
+      summary: "The caller's fills on every pair, newest first, each with its pair, role, fee, order id and client_order_id; limit 1..1000 (100), before (trade id), mode",
+      query: pagedQuery(),
+      response: closed({ trades: Type.Array(ownFillSchema, { description: 'newest first' }), next_before: nextBeforeField }),
+      handler: (request) =>
+        committed(() => {
+          const mode = modeOf(request.query);
+          const limit = integerField(request.query, 'limit', 1, tradesLimitMax, limitDefault);
+          const before = integerField(request.query, 'before', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+          const found = page(queries.fillsAllPairs(request.principal!.userId, mode, limit + 1, before), limit, (fill) => fill.tradeId);
+          return { body: { trades: found.rows.map((fill) => fillRecord(pairOfRow(fill.pairId), fill, mode)), next_before: found.nextBefore } };
+        }),
+    },
     {
       method: 'GET',
       name: 'tp_clob_order_history',

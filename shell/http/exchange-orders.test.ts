@@ -80,6 +80,8 @@ test('place, fill, refuse, cancel and list orders over HTTP', async () => {
     assert.equal(bid.status, 201);
     const crossing = await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'sell', order_type: 'limit', quantity: '0.5', price: '2980', post_only: true }, maker.key);
     assert.deepEqual([crossing.status, crossing.json['error'].code], [409, 'POST_ONLY_WOULD_TAKE']);
+    const heldUsdc = (await call(server, 'GET', '/api/v1/account/me/balances', undefined, taker.key)).json['balances'].find((row: Record<string, string>) => row['asset'] === 'USDC');
+    assert.equal(heldUsdc['held'], '1495.000000', 'a post-only bid holds price × quantity: no taker fee cap (and the maker fee is 0)');
     // A first paper order opens the paper account with PAPER_BALANCES: its hold comes from paper funds.
     const liveBefore = (await call(server, 'GET', '/api/v1/account/me/balances', undefined, taker.key)).json['balances'];
     const paper = await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'buy', order_type: 'limit', quantity: '0.5', price: '2900', paper: true }, taker.key);
@@ -95,7 +97,7 @@ test('place, fill, refuse, cancel and list orders over HTTP', async () => {
     // Only the owner can cancel; others see 404.
     assert.equal((await call(server, 'DELETE', `/api/v1/exchange/eth/orders/${bid.json['order_id']}`, undefined, maker.key)).status, 404);
     const cancelled = await call(server, 'DELETE', `/api/v1/exchange/eth/orders/${bid.json['order_id']}`, undefined, taker.key);
-    assert.deepEqual(cancelled.json, { order_id: bid.json['order_id'], status: 'cancelled', remaining_quantity: '0.5000' });
+    assert.deepEqual(cancelled.json, { order_id: bid.json['order_id'], client_order_id: null, status: 'cancelled', remaining_quantity: '0.5000' });
     assert.equal((await call(server, 'DELETE', `/api/v1/exchange/eth/orders/${bid.json['order_id']}`, undefined, taker.key)).status, 404);
     assert.equal((await call(server, 'DELETE', '/api/v1/exchange/eth/orders/abc', undefined, taker.key)).status, 404);
 
@@ -142,7 +144,7 @@ test('batch place and cancel, amend with priority rules, and cancel-all over HTT
     const moved = await call(server, 'PATCH', `/api/v1/exchange/eth/orders/${askId}`, { price: '3005.5' }, mm.key);
     assert.deepEqual([moved.json['price'], moved.json['priority_kept']], ['3005.50', false]);
     const same = await call(server, 'PATCH', `/api/v1/exchange/eth/orders/${askId}`, { price: '3005.50', quantity: '0.05' }, mm.key);
-    assert.deepEqual(same.json, { order_id: askId, unchanged: true, filled_now: '0.0000' }, 'asking for what the order already is changes nothing');
+    assert.deepEqual(same.json, { order_id: askId, client_order_id: null, unchanged: true, filled_now: '0.0000' }, 'asking for what the order already is changes nothing');
     assert.equal((await call(server, 'PATCH', `/api/v1/exchange/eth/orders/${askId}`, { price: '3005.555' }, mm.key)).json['error'].code, 'PRICE_OFF_TICK');
     assert.equal((await call(server, 'PATCH', '/api/v1/exchange/eth/orders/999999', { price: '3005' }, mm.key)).status, 404);
 
@@ -160,6 +162,153 @@ test('batch place and cancel, amend with priority rules, and cancel-all over HTT
     const all = await call(server, 'DELETE', '/api/v1/exchange/eth/orders', undefined, mm.key);
     assert.equal(all.json['count'], 3, 'the two resting bids and the pending stop');
     assert.deepEqual((await call(server, 'GET', '/api/v1/exchange/eth/orders/open', undefined, mm.key)).json['orders'], []);
+  } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('client order ids: charset, uniqueness among open orders, echo, GET and DELETE by client id', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'orders-'));
+  const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' }), silentLog);
+  try {
+    const mm = await trader(server, 'mm_cid');
+    const other = await trader(server, 'other_cid');
+    const bid = (clientOrderId: unknown, price = '2900'): Promise<{ status: number; json: Record<string, any> }> =>
+      call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'buy', order_type: 'limit', quantity: '0.1', price, client_order_id: clientOrderId }, mm.key);
+
+    for (const bad of ['has space', 'slash/in', 'x'.repeat(65), '', 'é']) {
+      const refused = await bid(bad);
+      assert.deepEqual([refused.status, refused.json['error']?.code], [422, 'VALIDATION_FAILED'], bad);
+      assert.match(refused.json['error'].message, /^body\.client_order_id: /);
+    }
+    // Numbers where strings are required are named as such; 1e400 arrives as Infinity and is explained.
+    const raw = (fields: string): Promise<{ status: number; json: Record<string, any> }> =>
+      call(server, 'POST', '/api/v1/exchange/eth/orders', `{"side":"buy","order_type":"limit",${fields}}`, mm.key);
+    const huge = await raw('"quantity":"0.1","price":"2900","client_order_id":1e400');
+    assert.deepEqual([huge.status, huge.json['error'].message], [422, 'body.client_order_id: must be a decimal string, e.g. "1.5": the number sent is beyond what a JSON number holds']);
+    const number = await raw('"quantity":"0.1","price":"2900","client_order_id":7');
+    assert.equal(number.json['error'].message, 'body.client_order_id: must be a string, not a number; write decimals as strings, e.g. "1.5"');
+    const hugeQuantity = await raw('"quantity":1e400,"price":"2900"');
+    assert.deepEqual([hugeQuantity.status, hugeQuantity.json['error'].code], [422, 'VALIDATION_FAILED']);
+    assert.equal(hugeQuantity.json['error'].message, 'body.quantity: must be a decimal string, e.g. "1.5": the number sent is beyond what a JSON number holds');
+    assert.match((await raw('"quantity":"0.1","price":-1e999')).json['error'].message, /^body\.price: must be a decimal string/);
+    assert.equal((await raw('"quantity":0.1,"price":2900.5')).status, 201, 'finite numbers are still read exactly');
+
+    const first = await bid('grid:eth.b-1_A');
+    assert.deepEqual([first.status, first.json['client_order_id']], [201, 'grid:eth.b-1_A']);
+    assert.equal((await bid('x'.repeat(64))).status, 201, '64 characters are allowed');
+    const duplicate = await bid('grid:eth.b-1_A', '2800');
+    assert.deepEqual([duplicate.status, duplicate.json['error']?.code], [409, 'DUPLICATE_CLIENT_ORDER_ID']);
+    const batch = await call(server, 'POST', '/api/v1/exchange/eth/orders/batch', { orders: [{ side: 'buy', order_type: 'limit', quantity: '0.1', price: '2700', client_order_id: 'grid:eth.b-1_A' }] }, mm.key);
+    assert.equal(batch.json['results'][0].error.code, 'DUPLICATE_CLIENT_ORDER_ID', 'a batch item is held to the same rule');
+    assert.equal((await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'buy', order_type: 'limit', quantity: '0.1', price: '2900', client_order_id: 'grid:eth.b-1_A' }, other.key)).status, 201, 'ids are per user');
+
+    const amended = await call(server, 'PATCH', `/api/v1/exchange/eth/orders/${first.json['order_id']}`, { quantity: '0.1' }, mm.key);
+    assert.deepEqual([amended.json['client_order_id'], amended.json['unchanged']], ['grid:eth.b-1_A', true], 'the amendment answer names it too');
+    const byClientId = '/api/v1/exchange/eth/orders/by-client-id/grid:eth.b-1_A';
+    const found = await call(server, 'GET', byClientId, undefined, mm.key);
+    assert.equal(found.status, 200);
+    assert.deepEqual([found.json['order_id'], found.json['client_order_id'], found.json['status'], found.json['pair']], [first.json['order_id'], 'grid:eth.b-1_A', 'open', 'ETH/USDC']);
+    assert.equal((await call(server, 'GET', '/api/v1/exchange/btc/orders/by-client-id/grid:eth.b-1_A', undefined, mm.key)).status, 404, 'another pair');
+    assert.equal((await call(server, 'GET', `${byClientId}?mode=paper`, undefined, mm.key)).status, 404, 'another mode');
+    assert.equal((await call(server, 'GET', '/api/v1/exchange/eth/orders/by-client-id/nope', undefined, mm.key)).status, 404);
+    assert.equal((await call(server, 'DELETE', '/api/v1/exchange/btc/orders/by-client-id/grid:eth.b-1_A', undefined, mm.key)).status, 404, 'not cancelled on another pair');
+
+    const cancelled = await call(server, 'DELETE', byClientId, undefined, mm.key);
+    assert.deepEqual(cancelled.json, { order_id: first.json['order_id'], client_order_id: 'grid:eth.b-1_A', status: 'cancelled', remaining_quantity: '0.1000' });
+    assert.equal((await call(server, 'DELETE', byClientId, undefined, mm.key)).status, 404, 'no open order has the id any more');
+    assert.equal((await call(server, 'GET', byClientId, undefined, mm.key)).json['status'], 'cancelled', 'the ended order is still found');
+    const reused = await bid('grid:eth.b-1_A', '2950');
+    assert.equal(reused.status, 201, 'an ended order frees its id');
+    assert.equal((await call(server, 'GET', byClientId, undefined, mm.key)).json['order_id'], reused.json['order_id'], 'the newest order with the id');
+
+    // The id comes back on fills and in the order history.
+    const sell = await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'sell', order_type: 'ioc', quantity: '0.1', price: '2950', client_order_id: 'hit-1' }, other.key);
+    assert.equal(sell.json['status'], 'filled');
+    const makerFills = await call(server, 'GET', '/api/v1/exchange/eth/trades/mine', undefined, mm.key);
+    assert.deepEqual(
+      makerFills.json['trades'].map((fill: Record<string, string>) => [fill['order_id'], fill['client_order_id'], fill['role'], fill['symbol'], fill['pair']]),
+      [[reused.json['order_id'], 'grid:eth.b-1_A', 'maker', 'ETH', 'ETH/USDC']],
+    );
+    const takerFills = await call(server, 'GET', '/api/v1/exchange/trades/mine', undefined, other.key);
+    assert.equal(takerFills.json['trades'][0].client_order_id, 'hit-1');
+    const history = await call(server, 'GET', '/api/v1/exchange/eth/orders/history?status=filled', undefined, mm.key);
+    assert.deepEqual(history.json['orders'].map((order: Record<string, string>) => order['client_order_id']), ['grid:eth.b-1_A']);
+  } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('cross-pair reads and cancel: open orders, own fills and cancel-all over every pair', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'orders-'));
+  const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' }), silentLog);
+  try {
+    const mm = await trader(server, 'mm_cross');
+    const taker = await trader(server, 'taker_cross');
+    const place = async (who: { key: Record<string, string> }, symbol: string, body: Record<string, unknown>): Promise<Record<string, any>> => {
+      const placed = await call(server, 'POST', `/api/v1/exchange/${symbol}/orders`, body, who.key);
+      assert.equal(placed.status, 201, JSON.stringify(placed.json));
+      return placed.json;
+    };
+    assert.equal((await call(server, 'POST', '/admin/v1/credit', { user_id: mm.userId, asset: 'BTC', amount: '1' }, { 'x-api-key': 'admin' })).status, 200);
+    const ethBid = await place(mm, 'eth', { side: 'buy', order_type: 'limit', quantity: '0.5', price: '2900', post_only: true, stp: 'cancel_both', client_order_id: 'e1' });
+    const btcAsk = await place(mm, 'btc', { side: 'sell', order_type: 'limit', quantity: '0.0100', price: '60000' });
+    const ethStop = await place(mm, 'eth', { side: 'sell', order_type: 'stop_limit', quantity: '0.1', price: '2500', stop_price: '2600' });
+    const paperBid = await place(mm, 'eth', { side: 'buy', order_type: 'limit', quantity: '0.1', price: '2000', mode: 'paper' });
+
+    const all = await call(server, 'GET', '/api/v1/exchange/orders/open', undefined, mm.key);
+    assert.equal(all.status, 200);
+    assert.deepEqual(
+      all.json['orders'].map((order: Record<string, string>) => [order['order_id'], order['pair'], order['status']]),
+      [[ethStop['order_id'], 'ETH/USDC', 'pending'], [btcAsk['order_id'], 'BTC/USDC', 'open'], [ethBid['order_id'], 'ETH/USDC', 'open']],
+      'newest first, live mode only',
+    );
+    const record = all.json['orders'][2];
+    assert.deepEqual([record['post_only'], record['stp'], record['client_order_id'], record['fee'], record['fee_asset']], [true, 'cancel_both', 'e1', '0.000000', 'USDC']);
+    assert.match(record['created_at'], /Z$/);
+    assert.equal(all.json['next_before'], null);
+    const paged = await call(server, 'GET', '/api/v1/exchange/orders/open?limit=2', undefined, mm.key);
+    assert.deepEqual([paged.json['orders'].length, paged.json['next_before']], [2, btcAsk['order_id']]);
+    const rest = await call(server, 'GET', `/api/v1/exchange/orders/open?limit=2&before=${paged.json['next_before']}`, undefined, mm.key);
+    assert.deepEqual(rest.json['orders'].map((order: Record<string, string>) => order['order_id']), [ethBid['order_id']]);
+    const paper = await call(server, 'GET', '/api/v1/exchange/orders/open?mode=paper', undefined, mm.key);
+    assert.deepEqual(paper.json['orders'].map((order: Record<string, string>) => [order['order_id'], order['mode']]), [[paperBid['order_id'], 'paper']]);
+    const ethOnly = await call(server, 'GET', '/api/v1/exchange/eth/orders/open', undefined, mm.key);
+    assert.deepEqual(ethOnly.json['orders'].map((order: Record<string, string>) => order['order_id']), [ethStop['order_id'], ethBid['order_id']]);
+    assert.equal((await call(server, 'GET', '/api/v1/exchange/orders/open?limit=0', undefined, mm.key)).status, 422);
+    assert.equal((await call(server, 'GET', '/api/v1/exchange/orders/open')).status, 401);
+
+    // Fills on two pairs, read in one list; the partly filled bid stays open with its new status.
+    await place(taker, 'eth', { side: 'sell', order_type: 'ioc', quantity: '0.2', price: '2900' });
+    await place(taker, 'btc', { side: 'buy', order_type: 'ioc', quantity: '0.0100', price: '60000' });
+    const fills = await call(server, 'GET', '/api/v1/exchange/trades/mine', undefined, mm.key);
+    assert.deepEqual(
+      fills.json['trades'].map((fill: Record<string, string>) => [fill['pair'], fill['side'], fill['role'], fill['quantity'], fill['client_order_id']]),
+      [['BTC/USDC', 'sell', 'maker', '0.0100', null], ['ETH/USDC', 'buy', 'maker', '0.2000', 'e1']],
+    );
+    const firstPage = await call(server, 'GET', '/api/v1/exchange/trades/mine?limit=1', undefined, mm.key);
+    assert.equal(firstPage.json['trades'].length, 1);
+    const secondPage = await call(server, 'GET', `/api/v1/exchange/trades/mine?limit=1&before=${firstPage.json['next_before']}`, undefined, mm.key);
+    assert.deepEqual(secondPage.json['trades'].map((fill: Record<string, string>) => fill['pair']), ['ETH/USDC']);
+    assert.deepEqual((await call(server, 'GET', '/api/v1/exchange/trades/mine?mode=paper', undefined, mm.key)).json['trades'], []);
+    const afterFills = await call(server, 'GET', '/api/v1/exchange/orders/open', undefined, mm.key);
+    assert.deepEqual(
+      afterFills.json['orders'].map((order: Record<string, string>) => [order['order_id'], order['status'], order['filled_quantity']]),
+      [[ethStop['order_id'], 'pending', '0.0000'], [ethBid['order_id'], 'partially_filled', '0.2000']],
+    );
+
+    // Cancel everything live on every pair; the paper order stays.
+    await place(mm, 'sol', { side: 'buy', order_type: 'limit', quantity: '1', price: '10' });
+    const cancelled = await call(server, 'DELETE', '/api/v1/exchange/orders', undefined, mm.key);
+    assert.equal(cancelled.status, 200);
+    assert.equal(cancelled.json['count'], 3);
+    assert.deepEqual((await call(server, 'GET', '/api/v1/exchange/orders/open', undefined, mm.key)).json['orders'], []);
+    assert.equal((await call(server, 'GET', '/api/v1/exchange/orders/open?mode=paper', undefined, mm.key)).json['orders'].length, 1);
+    const paperCancelled = await call(server, 'DELETE', '/api/v1/exchange/orders?mode=paper', undefined, mm.key);
+    assert.deepEqual(paperCancelled.json, { cancelled_order_ids: [paperBid['order_id']], count: 1 });
+    assert.deepEqual((await call(server, 'DELETE', '/api/v1/exchange/orders', undefined, mm.key)).json, { cancelled_order_ids: [], count: 0 });
   } finally {
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -10,23 +10,22 @@ import {
   effectiveTimeInForce,
   SelfTradePrevention,
   TimeInForce,
-  modeNames,
   orderTypeNames,
   selfTradePreventionNames,
-  sideNames,
   timeInForceNames,
   type Command,
   type Mode,
   type OrderRequest,
   type PlaceOrder,
 } from '../../engine/core/commands.ts';
-import { EventKind, Liquidity, OrderStatus, orderStatusNames, type EngineEvent } from '../../engine/core/events.ts';
+import { EventKind, Liquidity, OrderStatus, type EngineEvent } from '../../engine/core/events.ts';
 import { Result, resultCode, resultMessage, type ResultCode } from '../../engine/core/results.ts';
 import { formatPrice, formatQuantity, priceToTicks, quantityToLots, type Pair } from '../../engine/core/units.ts';
 import { noSlot } from '../../engine/core/order-store.ts';
+import { ownedSlot } from '../../engine/core/orders/accounts.ts';
 import type { Outcome } from '../../engine/runtime/sequencer.ts';
 import { ApiError, engineRefusal, errorBody } from './errors.ts';
-import { averagePrice, fillJson, groupJson, orderJson } from './order-json.ts';
+import { fillJson, groupJson, orderJson } from './order-json.ts';
 import { later, type Later, type Reply, type RequestContext, type Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
 import { clobVenueName, type VenueDirectory } from '../market/venue-directory.ts';
@@ -34,7 +33,7 @@ import { ReadModelsBusyError } from '../read-models/read-models.ts';
 import { ensurePaperAccount } from './paper.ts';
 import { pairOf } from './exchange-public.ts';
 import { Type } from '@sinclair/typebox';
-import { closed, decimalString, errorSchema, id, modeField, nullable, objectUnion, oneOf, placedOrderSchema, sideField, symbolField } from './schemas.ts';
+import { clientOrderIdField, clientOrderIdPattern, closed, decimalString, errorSchema, id, objectUnion, placedOrderSchema } from './schemas.ts';
 
 const tags = ['Exchange'];
 
@@ -68,32 +67,19 @@ export const placementErrors = [
   ].map(resultCode),
 ];
 
-/** An open order as GET /orders/open lists it, from the live order store. */
-const openOrderSchema = closed({
-  order_id: id(),
-  client_order_id: nullable(Type.String()),
-  symbol: symbolField,
-  side: sideField,
-  order_type: oneOf(orderTypeNames),
-  time_in_force: oneOf(timeInForceNames),
-  quantity: decimalString(),
-  price: nullable(decimalString('null for stop_market orders')),
-  stop_price: nullable(decimalString('null for orders that are not stops')),
-  mode: modeField,
-  status: oneOf(orderStatusNames, { description: 'open, partially_filled, or pending for an untriggered stop' }),
-  filled_quantity: decimalString(),
-  average_price: nullable(decimalString('null before the first fill')),
-});
-
 const cancelledSchema = closed({
   order_id: id(),
+  client_order_id: clientOrderIdField,
   status: Type.Literal('cancelled'),
   remaining_quantity: decimalString('the quantity that was still open'),
 });
 
+const cancelledAllSchema = closed({ cancelled_order_ids: Type.Array(id()), count: Type.Integer({ minimum: 0 }) });
+
 const amendedSchema = objectUnion([
   closed({
     order_id: id(),
+    client_order_id: clientOrderIdField,
     price: decimalString('the price it rests at now'),
     quantity: decimalString('its quantity now'),
     remaining_quantity: decimalString('what is still open'),
@@ -102,6 +88,7 @@ const amendedSchema = objectUnion([
   }),
   closed({
     order_id: id(),
+    client_order_id: clientOrderIdField,
     unchanged: Type.Literal(true, { description: 'the amendment asked for what the order already was' }),
     filled_now: decimalString(),
   }),
@@ -124,7 +111,7 @@ const orderBody = {
     is_paper: { type: 'boolean' },
     time_in_force: { enum: ['GTC', 'IOC', 'FOK', 'gtc', 'ioc', 'fok'] },
     post_only: { type: 'boolean' },
-    client_order_id: { type: 'string', minLength: 1, maxLength: 64 },
+    client_order_id: { type: 'string', pattern: clientOrderIdPattern },
     stp: { enum: ['cancel_taker', 'cancel_maker', 'cancel_both', 'none'] },
     symbol: { type: 'string', maxLength: 32 },
     pair: { type: 'string', maxLength: 32 },
@@ -314,6 +301,8 @@ export function enqueue(context: ShellContext, request: RequestContext, command:
 
 export const modeQuery = { type: 'object', additionalProperties: false, properties: { mode: { enum: ['live', 'paper'] } } };
 
+const clientOrderIdRule = new RegExp(clientOrderIdPattern);
+
 export function modeOf(query: Readonly<Record<string, string>>): Mode {
   return query['mode'] === 'paper' ? 1 : 0;
 }
@@ -328,6 +317,48 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
     return enqueue(context, request, command, (outcome) => {
       if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
       return { status: 201, json: orderRecordJson(pair, command, outcome, context.venues) };
+    });
+  };
+  /**
+   * Cancels the order in `slot` when it is the caller's and on `pair` (else 404). The command names the
+   * order by id even when the client named it by client order id: the id cannot come to mean another
+   * order between this check and the command's turn.
+   */
+  const cancel = (request: RequestContext, pair: Pair, slot: number): Later => {
+    const mode = modeOf(request.query);
+    const userId = request.principal!.userId;
+    if (slot === noSlot || engine.contexts[engine.orders.context[slot]!]!.pair !== pair) {
+      throw new ApiError(404, 'ORDER_NOT_FOUND', 'no such open order');
+    }
+    const orderId = engine.orders.orderId[slot]!;
+    const clientOrderId = engine.orders.clientOrderId[slot]!;
+    const command: Command = { kind: CommandKind.cancelOrder, seq: 0, ts: 0, userId, mode, orderId, clientOrderId: '' };
+    return enqueue(context, request, command, (outcome) => {
+      if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
+      let remainingLots = 0;
+      outcome.forEachEvent((event) => {
+        if (event.kind === EventKind.orderCancelled && event.orderId === orderId) remainingLots = event.remainingLots;
+      });
+      return {
+        body: {
+          order_id: String(orderId),
+          client_order_id: clientOrderId === '' ? null : clientOrderId,
+          status: 'cancelled',
+          remaining_quantity: formatQuantity(remainingLots, pair),
+        },
+      };
+    });
+  };
+  /** Cancels every open order of the caller in one command: on one pair, or on all of them when `pairId` is 0. */
+  const cancelAll = (request: RequestContext, pairId: number): Later => {
+    const command: Command = { kind: CommandKind.cancelAll, seq: 0, ts: 0, userId: request.principal!.userId, mode: modeOf(request.query), pairId };
+    return enqueue(context, request, command, (outcome) => {
+      if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
+      const cancelled: string[] = [];
+      outcome.forEachEvent((event) => {
+        if (event.kind === EventKind.orderCancelled) cancelled.push(String(event.orderId));
+      });
+      return { body: { cancelled_order_ids: cancelled, count: cancelled.length } };
     });
   };
   return [
@@ -381,20 +412,26 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
         const orderId = Number(request.params['order_id']);
-        const mode = modeOf(request.query);
-        const slot = Number.isSafeInteger(orderId) && orderId > 0 ? engine.slotOf(orderId) : noSlot;
-        if (slot === noSlot || engine.contexts[engine.orders.context[slot]!]!.pair !== pair) {
-          throw new ApiError(404, 'ORDER_NOT_FOUND', 'no such open order');
-        }
-        const command: Command = { kind: CommandKind.cancelOrder, seq: 0, ts: 0, userId: request.principal!.userId, mode, orderId, clientOrderId: '' };
-        return enqueue(context, request, command, (outcome) => {
-          if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
-          let remainingLots = 0;
-          outcome.forEachEvent((event) => {
-            if (event.kind === EventKind.orderCancelled && event.orderId === orderId) remainingLots = event.remainingLots;
-          });
-          return { body: { order_id: String(orderId), status: 'cancelled', remaining_quantity: formatQuantity(remainingLots, pair) } };
-        });
+        return cancel(request, pair, Number.isSafeInteger(orderId) && orderId > 0 ? engine.slotOf(orderId) : noSlot);
+      },
+    },
+    {
+      method: 'DELETE',
+      name: 'tp_clob_cancel_order_by_client_id',
+      path: '/api/v1/exchange/{symbol}/orders/by-client-id/{client_order_id}',
+      auth: 'bearer_or_key',
+      permission: 'trade',
+      rateLimit: 'orders',
+      tags,
+      errors: ['PAIR_NOT_FOUND', 'ORDER_NOT_FOUND'],
+      summary: "Cancel the caller's open order on this pair that has this client_order_id (404 when none is open)",
+      query: modeQuery,
+      response: cancelledSchema,
+      handler: (request) => {
+        const pair = pairOf(context, request.params['symbol']);
+        const clientOrderId = request.params['client_order_id'] ?? '';
+        const slot = clientOrderIdRule.test(clientOrderId) ? ownedSlot(engine, request.principal!.userId, modeOf(request.query), 0, clientOrderId) : noSlot;
+        return cancel(request, pair, slot);
       },
     },
     {
@@ -497,19 +534,22 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
       errors: ['PAIR_NOT_FOUND'],
       summary: "Cancel all of the caller's open orders on this pair (resting and untriggered stops)",
       query: modeQuery,
-      response: closed({ cancelled_order_ids: Type.Array(id()), count: Type.Integer({ minimum: 0 }) }),
-      handler: (request) => {
-        const pair = pairOf(context, request.params['symbol']);
-        const command: Command = { kind: CommandKind.cancelAll, seq: 0, ts: 0, userId: request.principal!.userId, mode: modeOf(request.query), pairId: pair.id };
-        return enqueue(context, request, command, (outcome) => {
-          if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
-          const cancelled: string[] = [];
-          outcome.forEachEvent((event) => {
-            if (event.kind === EventKind.orderCancelled) cancelled.push(String(event.orderId));
-          });
-          return { body: { cancelled_order_ids: cancelled, count: cancelled.length } };
-        });
-      },
+      response: cancelledAllSchema,
+      handler: (request) => cancelAll(request, pairOf(context, request.params['symbol']).id),
+    },
+    {
+      method: 'DELETE',
+      name: 'tp_clob_cancel_all_pairs',
+      path: '/api/v1/exchange/orders',
+      auth: 'bearer_or_key',
+      permission: 'trade',
+      rateLimit: 'orders',
+      tags,
+      errors: [],
+      summary: "Cancel all of the caller's open orders on every pair in one command (resting and untriggered stops), live or paper",
+      query: modeQuery,
+      response: cancelledAllSchema,
+      handler: (request) => cancelAll(request, 0),
     },
     {
       method: 'PATCH',
@@ -549,15 +589,17 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
         }
         const slot = Number.isSafeInteger(orderId) && orderId > 0 ? engine.slotOf(orderId) : noSlot;
         if (slot === noSlot || engine.contexts[engine.orders.context[slot]!]!.pair !== pair) throw new ApiError(404, 'ORDER_NOT_FOUND', 'no such open order');
+        const clientOrderId = engine.orders.clientOrderId[slot] === '' ? null : engine.orders.clientOrderId[slot]!;
         const command: Command = { kind: CommandKind.amendOrder, seq: 0, ts: 0, userId: request.principal!.userId, mode: modeOf(request.query), orderId, priceTicks, quantityLots };
         return enqueue(context, request, command, (outcome) => {
           if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
-          let amended: Record<string, unknown> = { order_id: String(orderId), unchanged: true };
+          let amended: Record<string, unknown> = { order_id: String(orderId), client_order_id: clientOrderId, unchanged: true };
           let filledLots = 0;
           outcome.forEachEvent((event) => {
             if (event.kind === EventKind.orderAmended && event.orderId === orderId) {
               amended = {
                 order_id: String(orderId),
+                client_order_id: clientOrderId,
                 price: formatPrice(event.priceTicks, pair),
                 quantity: formatQuantity(event.quantityLots, pair),
                 remaining_quantity: formatQuantity(event.remainingLots, pair),
@@ -568,48 +610,6 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
           });
           return { body: { ...amended, filled_now: formatQuantity(filledLots, pair) } };
         });
-      },
-    },
-    {
-      method: 'GET',
-      name: 'tp_clob_open_orders',
-      path: '/api/v1/exchange/{symbol}/orders/open',
-      auth: 'bearer_or_key',
-      permission: 'read',
-      rateLimit: 'general',
-      tags,
-      errors: ['PAIR_NOT_FOUND'],
-      summary: 'Open orders of the caller on this pair (resting and untriggered stops)',
-      query: modeQuery,
-      response: closed({ orders: Type.Array(openOrderSchema) }),
-      handler: (request) => {
-        const pair = pairOf(context, request.params['symbol']);
-        const mode = modeOf(request.query);
-        const store = engine.orders;
-        const orders = engine
-          .openOrderSlots(request.principal!.userId, mode)
-          .filter((slot) => engine.contexts[store.context[slot]!]!.pair === pair)
-          .map((slot) => {
-            const orderType = store.orderType[slot] as OrderType;
-            const isMarket = orderType === OrderType.market || orderType === OrderType.stopMarket;
-            const filledLots = store.filledLots[slot]!;
-            return {
-              order_id: String(store.orderId[slot]!),
-              client_order_id: store.clientOrderId[slot] === '' ? null : store.clientOrderId[slot],
-              symbol: pair.base.symbol,
-              side: sideNames[store.side[slot]!],
-              order_type: orderTypeNames[orderType],
-              time_in_force: timeInForceNames[store.timeInForce[slot]!],
-              quantity: formatQuantity(store.quantityLots[slot]!, pair),
-              price: isMarket ? null : formatPrice(store.priceTicks[slot]!, pair),
-              stop_price: store.stopPriceTicks[slot] === 0 ? null : formatPrice(store.stopPriceTicks[slot]!, pair),
-              mode: modeNames[mode],
-              status: orderStatusNames[store.status[slot]!],
-              filled_quantity: formatQuantity(filledLots, pair),
-              average_price: averagePrice(pair, filledLots, store.filledNotionalAtoms[slot]!),
-            };
-          });
-        return { body: { orders } };
       },
     },
   ];

@@ -158,13 +158,30 @@ const noParams: Readonly<Record<string, string>> = Object.freeze({});
 const noQuery: Readonly<Record<string, string>> = Object.freeze({});
 
 /** `field: rule` for the first validation error, e.g. `body.quantity: must be string`. */
-function describe(where: string, errors: ErrorObject[] | null | undefined): string {
+function describe(where: string, errors: ErrorObject[] | null | undefined, data: unknown): string {
   const first = errors?.[0];
   if (first === undefined) return `${where}: invalid`;
   const missing = first.keyword === 'required' ? `.${String(first.params['missingProperty'])}` : '';
   const extra = first.keyword === 'additionalProperties' ? `.${String(first.params['additionalProperty'])}` : '';
   const field = `${where}${first.instancePath.replaceAll('/', '.')}${missing}${extra}`;
-  return `${field}: ${first.message ?? first.keyword}`;
+  return `${field}: ${numberForString(first, data) ?? first.message ?? first.keyword}`;
+}
+
+/**
+ * The rule for a JSON number sent where a string is required, said so that the client sees what to send.
+ * A number such as 1e400 has become Infinity in parsing, which even a field taking numbers (an amount
+ * as a string or a number) refuses, and "must be string" alone would not explain why.
+ */
+function numberForString(error: ErrorObject, data: unknown): string | null {
+  if (error.keyword !== 'type' || !String(error.params['type']).split(',').includes('string')) return null;
+  let value = data;
+  for (const segment of error.instancePath.split('/').slice(1)) {
+    if (typeof value !== 'object' || value === null) return null;
+    value = (value as Record<string, unknown>)[segment.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  if (typeof value !== 'number') return null;
+  if (!Number.isFinite(value)) return 'must be a decimal string, e.g. "1.5": the number sent is beyond what a JSON number holds';
+  return 'must be a string, not a number; write decimals as strings, e.g. "1.5"';
 }
 
 function parseQuery(text: string): Record<string, string> {
@@ -214,10 +231,10 @@ function errorAnswer(error: unknown, table: RouteTable, method: string, path: st
 /** Validates the query and body against the route's schemas (422 naming the field), then runs the handler. */
 function checkAndHandle(compiled: CompiledRoute, request: RequestContext): Reply | Promise<Reply> | Later {
   if (compiled.validateQuery !== null && !compiled.validateQuery(request.query)) {
-    throw new ApiError(422, 'VALIDATION_FAILED', describe('query', compiled.validateQuery.errors));
+    throw new ApiError(422, 'VALIDATION_FAILED', describe('query', compiled.validateQuery.errors, request.query));
   }
   if (compiled.validateBody !== null && !compiled.validateBody(request.body)) {
-    throw new ApiError(422, 'VALIDATION_FAILED', describe('body', compiled.validateBody.errors));
+    throw new ApiError(422, 'VALIDATION_FAILED', describe('body', compiled.validateBody.errors, request.body));
   }
   return compiled.route.handler(request);
 }

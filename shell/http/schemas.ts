@@ -83,10 +83,18 @@ export const errorSchema = closed({
 // ---------------------------------------------------------------------------------------------------
 // Orders (shell/http/order-json.ts writes them as text; these are the same fields, in the same order).
 
+/**
+ * A client order id: 1 to 64 letters, digits, `.`, `_`, `:` or `-` (the engine's
+ * clientOrderIdLengthMax), unique among the account's open orders. Kept to characters that need no
+ * escaping in a URL path, so that it can name its order in /orders/by-client-id/{client_order_id}.
+ */
+export const clientOrderIdPattern = '^[A-Za-z0-9._:-]{1,64}$';
+export const clientOrderIdField = nullable(Type.String({ description: 'the id the client gave at placement; null when it gave none' }));
+
 /** The fields every order record starts with (orderJson). */
 const orderFields = {
   order_id: id(),
-  client_order_id: nullable(Type.String({ description: 'the id the client gave at placement' })),
+  client_order_id: clientOrderIdField,
   symbol: symbolField,
   pair: pairField,
   side: sideField,
@@ -147,6 +155,9 @@ export const tradeSchema = closed({
 export const ownFillSchema = closed({
   trade_id: id(),
   order_id: id(),
+  client_order_id: clientOrderIdField,
+  symbol: symbolField,
+  pair: pairField,
   side: sideField,
   role: oneOf(['maker', 'taker']),
   price: decimalString(),

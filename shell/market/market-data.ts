@@ -306,7 +306,8 @@ export class MarketData {
         symbol: pair.base.symbol,
         asset: pair.base.symbol,
         seq: market.seq.trades,
-        trade_id: market.tradeIds[index]!,
+        // A string, as in every REST record: ids may outgrow what a client's JSON numbers hold exactly.
+        trade_id: String(market.tradeIds[index]!),
         price: formatPrice(market.tradePrices[index]!, pair),
         quantity: formatQuantity(market.tradeLots[index]!, pair),
         side: sideNames[market.tradeSides[index]!],

@@ -62,6 +62,9 @@ export interface TradeRow {
 export interface FillRow {
   readonly tradeId: number;
   readonly orderId: number;
+  readonly pairId: number;
+  /** The order's client order id; empty when the client gave none. */
+  readonly clientOrderId: string;
   readonly role: 'maker' | 'taker';
   /** The user's side: the taker's side for the taker, the other one for the maker. */
   readonly side: Side;
@@ -131,19 +134,32 @@ const tradeColumns = `trade_id AS tradeId, pair_id AS pairId, mode, price_ticks 
 const candleColumns = `open_time_ms AS openTimeMs, open_ticks AS openTicks, high_ticks AS highTicks, low_ticks AS lowTicks,
   close_ticks AS closeTicks, volume_lots AS volumeLots, quote_volume_atoms AS quoteVolumeAtoms, trades`;
 
-/** Each side's newest fills first, then merged: both branches read their index in order and stop at the limit. */
-const fillsSql = `
-  SELECT * FROM (SELECT trade_id AS tradeId, taker_order_id AS orderId, 'taker' AS role, taker_side AS side,
-      price_ticks AS priceTicks, quantity_lots AS quantityLots, notional_atoms AS notionalAtoms,
-      taker_fee_atoms AS feeAtoms, ts_ms AS tsMs, venue_id AS venueId, chain_id AS chainId, tx_hash AS txHash
-    FROM exchange_trades WHERE taker_user_id = ? AND pair_id = ? AND mode = ? AND trade_id < ?
-    ORDER BY trade_id DESC LIMIT ?)
-  UNION ALL
-  SELECT * FROM (SELECT trade_id, maker_order_id, 'maker', 1 - taker_side, price_ticks, quantity_lots, notional_atoms,
-      maker_fee_atoms, ts_ms, venue_id, chain_id, tx_hash
-    FROM exchange_trades WHERE maker_user_id = ? AND pair_id = ? AND mode = ? AND trade_id < ?
-    ORDER BY trade_id DESC LIMIT ?)
-  ORDER BY tradeId DESC, role LIMIT ?`;
+/**
+ * The user's fills newest first, on one pair (`onePair`) or on all of them. Each side's newest fills come
+ * first, then are merged: both branches read their index in order and stop at the limit. The order's
+ * client order id is joined on by primary key, for the page's rows only.
+ */
+function fillsSql(onePair: boolean): string {
+  const pairClause = onePair ? 'AND pair_id = ?' : '';
+  return `
+  SELECT fills.*, coalesce(orders.client_order_id, '') AS clientOrderId FROM (
+    SELECT * FROM (SELECT trade_id AS tradeId, taker_order_id AS orderId, pair_id AS pairId, 'taker' AS role, taker_side AS side,
+        price_ticks AS priceTicks, quantity_lots AS quantityLots, notional_atoms AS notionalAtoms,
+        taker_fee_atoms AS feeAtoms, ts_ms AS tsMs, venue_id AS venueId, chain_id AS chainId, tx_hash AS txHash
+      FROM exchange_trades WHERE taker_user_id = ? ${pairClause} AND mode = ? AND trade_id < ?
+      ORDER BY trade_id DESC LIMIT ?)
+    UNION ALL
+    SELECT * FROM (SELECT trade_id, maker_order_id, pair_id, 'maker', 1 - taker_side, price_ticks, quantity_lots, notional_atoms,
+        maker_fee_atoms, ts_ms, venue_id, chain_id, tx_hash
+      FROM exchange_trades WHERE maker_user_id = ? ${pairClause} AND mode = ? AND trade_id < ?
+      ORDER BY trade_id DESC LIMIT ?)
+    ORDER BY tradeId DESC, role LIMIT ?) AS fills
+  LEFT JOIN exchange_orders AS orders ON orders.order_id = fills.orderId
+  ORDER BY fills.tradeId DESC, fills.role`;
+}
+
+/** Statuses of a live order: an untriggered stop, resting, resting after part of it filled. */
+const liveStatuses = 'status IN (0, 1, 2)';
 
 type Row = Record<string, number | string>;
 
@@ -155,6 +171,10 @@ export class ReadModelQueries {
   private readonly selectOrdersInStatus;
   private readonly selectTrades;
   private readonly selectFills;
+  private readonly selectFillsAllPairs;
+  private readonly selectOpenOrders;
+  private readonly selectOpenOrdersOfPair;
+  private readonly selectOrderByClientId;
   private readonly selectLatestCandles;
   private readonly selectCandlesFrom;
   private readonly selectMinutesSince;
@@ -170,7 +190,16 @@ export class ReadModelQueries {
     this.selectOrdersInStatus = db.prepare(`${ordersOf} AND status = ? ORDER BY order_id DESC LIMIT ?`);
     this.selectTrades = db.prepare(`SELECT ${tradeColumns} FROM exchange_trades WHERE pair_id = ? AND mode = ? AND trade_id < ?
       ORDER BY trade_id DESC LIMIT ?`);
-    this.selectFills = db.prepare(fillsSql);
+    this.selectFills = db.prepare(fillsSql(true));
+    this.selectFillsAllPairs = db.prepare(fillsSql(false));
+    // Named indexes: without statistics the planner would pick the pair's whole history over the small
+    // partial indexes (of live orders; of orders with a client id).
+    const openOf = `SELECT ${orderColumns} FROM exchange_orders INDEXED BY exchange_orders_open
+      WHERE user_id = ? AND mode = ? AND ${liveStatuses} AND order_id < ?`;
+    this.selectOpenOrders = db.prepare(`${openOf} ORDER BY order_id DESC LIMIT ?`);
+    this.selectOpenOrdersOfPair = db.prepare(`${openOf} AND pair_id = ? ORDER BY order_id DESC LIMIT ?`);
+    this.selectOrderByClientId = db.prepare(`SELECT ${orderColumns} FROM exchange_orders INDEXED BY exchange_orders_client
+      WHERE user_id = ? AND mode = ? AND client_order_id = ? AND client_order_id <> '' AND pair_id = ? ORDER BY order_id DESC LIMIT 1`);
     const candlesOf = `SELECT ${candleColumns} FROM exchange_candles WHERE pair_id = ? AND interval_ms = ? AND open_time_ms >= ? AND open_time_ms <= ?`;
     this.selectLatestCandles = db.prepare(`${candlesOf} ORDER BY open_time_ms DESC LIMIT ?`);
     this.selectCandlesFrom = db.prepare(`${candlesOf} ORDER BY open_time_ms ASC LIMIT ?`);
@@ -232,6 +261,33 @@ export class ReadModelQueries {
   /** The user's fills on a pair in one mode, newest first (a self-trade is two fills, maker first). */
   fills(userId: number, pairId: number, mode: Mode, limit: number, beforeTradeId = noneBefore): FillRow[] {
     return this.selectFills.all(userId, pairId, mode, beforeTradeId, limit, userId, pairId, mode, beforeTradeId, limit, limit) as FillRow[];
+  }
+
+  /** The user's fills on every pair in one mode, newest first (a self-trade is two fills, maker first). */
+  fillsAllPairs(userId: number, mode: Mode, limit: number, beforeTradeId = noneBefore): FillRow[] {
+    return this.selectFillsAllPairs.all(userId, mode, beforeTradeId, limit, userId, mode, beforeTradeId, limit, limit) as FillRow[];
+  }
+
+  /**
+   * The user's live orders in one mode (resting, partly filled, untriggered stops), newest first: on one
+   * pair, or on all of them when `pairId` is 0.
+   */
+  openOrders(userId: number, mode: Mode, pairId: number, limit: number, beforeOrderId = noneBefore): OrderRow[] {
+    const rows =
+      pairId === 0
+        ? this.selectOpenOrders.all(userId, mode, beforeOrderId, limit)
+        : this.selectOpenOrdersOfPair.all(userId, mode, beforeOrderId, pairId, limit);
+    return (rows as Row[]).map(orderOf);
+  }
+
+  /**
+   * The user's newest order on a pair in one mode with this client order id, in any status: client ids
+   * are unique among the account's live orders only, and ids increase, so a live order with the id is
+   * always the newest one that had it.
+   */
+  orderByClientId(userId: number, mode: Mode, pairId: number, clientOrderId: string): OrderRow | undefined {
+    const row = this.selectOrderByClientId.get(userId, mode, clientOrderId, pairId) as Row | undefined;
+    return row === undefined ? undefined : orderOf(row);
   }
 
   /**

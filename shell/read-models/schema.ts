@@ -103,6 +103,12 @@ const migrations: string[] = [
      paid_out_atoms INTEGER NOT NULL,
      PRIMARY KEY (mode, asset_id)
    ) WITHOUT ROWID;`,
+  // Reads for market makers: open orders across pairs (a partial index over the few live rows, so a
+  // long history costs nothing), an order by its client order id, and fills across pairs.
+  `CREATE INDEX exchange_orders_open ON exchange_orders(user_id, mode, order_id) WHERE status IN (0, 1, 2);
+   CREATE INDEX exchange_orders_client ON exchange_orders(user_id, mode, client_order_id, order_id) WHERE client_order_id <> '';
+   CREATE INDEX exchange_trades_taker_all ON exchange_trades(taker_user_id, mode, trade_id);
+   CREATE INDEX exchange_trades_maker_all ON exchange_trades(maker_user_id, mode, trade_id);`,
 ];
 
 export function openReadModelDatabase(dataDir: string): Db {

@@ -158,6 +158,7 @@ test('stream subscribers rebuild the book from snapshot + deltas, equal to GET /
     assert.ok(trades.length > 0, 'the burst traded');
     trades.forEach((trade, index) => assert.equal(trade['seq'], index + 1));
     assert.match(trades[0]!['price'], /^\d+\.\d\d$/);
+    assert.match(trades[0]!['trade_id'], /^[1-9][0-9]*$/, 'a string, as in REST');
     assert.ok(['buy', 'sell'].includes(trades[0]!['side']));
     assert.match(trades[0]!['timestamp'], /Z$/);
     const prices = json.of('price_update');

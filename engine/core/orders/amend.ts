@@ -6,6 +6,7 @@ import { TimeInForce, type AmendOrder, type Side } from '../commands.ts';
 import type { EngineState } from '../engine-state.ts';
 import { OrderStatus } from '../events.ts';
 import { buyHold } from '../matching/fees.ts';
+import { holdTakerFeeBps } from './place.ts';
 import { crosses } from '../matching/hybrid.ts';
 import { execute } from '../matching/taker.ts';
 import { noSlot } from '../order-store.ts';
@@ -66,7 +67,7 @@ export function amendOrder(engine: EngineState, command: AmendOrder): ResultCode
   }
 
   // A price change or an increase loses priority: the order leaves the book and re-enters as a taker.
-  const newHeldAtoms = side === 0 ? buyHold(engine, pair, newPriceTicks, newRemainingLots, store.takerFeeBps[slot]!) : newRemainingLots * pair.baseAtomsPerLot;
+  const newHeldAtoms = side === 0 ? buyHold(engine, pair, newPriceTicks, newRemainingLots, holdTakerFeeBps(store.postOnly[slot] === 1, store.takerFeeBps[slot]!)) : newRemainingLots * pair.baseAtomsPerLot;
   const deltaAtoms = newHeldAtoms - store.heldAtoms[slot]!;
   if (deltaAtoms > 0 && engine.ledger.availableAtoms(account, heldAsset) < deltaAtoms) return Result.insufficientBalance;
   if (store.postOnly[slot] === 1 && crosses(engine, context, side, newPriceTicks)) return Result.postOnlyWouldTake;
