@@ -50,6 +50,15 @@ test('signed keys: good, stale, replayed, wrong secret, tampered and missing sig
       (await import('node:crypto')).createHmac('sha256', 'tps_example').update('1700000000000\nGET\n/api/v1/account/me/balances\nmode=paper\n').digest('hex'),
     );
 
+    // README's two examples.
+    const example = (method: string, path: string, rawQuery: string, body: string | null) =>
+      signatureOf('tps_example', '1764072000000', { method, path, rawQuery, rawBody: body === null ? null : Buffer.from(body) });
+    assert.equal(
+      example('POST', '/api/v1/exchange/eth/orders', '', '{"side":"buy","order_type":"limit","quantity":"1","price":"3000"}'),
+      '950f52d2f41296b14b09075f5e47e194f797dbe6c6cf80138374a8785bb21f0d',
+    );
+    assert.equal(example('GET', '/api/v1/account/me/balances', 'mode=paper', null), 'd35618e9dac797c6dccecadaa8d1de3a6ef0e029642a218ba3e3484c5d1f02cb');
+
     const balances = '/api/v1/account/me/balances';
     assert.equal(await codeOf('GET', balances, { 'x-api-key': apiKey }), 'SIGNATURE_REQUIRED');
     assert.equal(await codeOf('GET', balances, { 'x-api-key': apiKey, 'x-timestamp': String(now) }), 'SIGNATURE_REQUIRED');
