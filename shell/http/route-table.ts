@@ -253,8 +253,9 @@ class HttpExchange implements RequestContext, Credentials, SignedParts {
     this.queryText = req.getQuery() ?? '';
     this.apiKey = req.getHeader('x-api-key');
     this.authorization = req.getHeader('authorization');
-    this.timestamp = req.getHeader('x-timestamp');
+    // One header lookup for unsigned requests (bench:http's path); the timestamp only matters with a signature.
     this.signature = req.getHeader('x-signature');
+    this.timestamp = this.signature === '' ? '' : req.getHeader('x-timestamp');
     this.host = req.getHeader('host');
     this.idempotencyKey = req.getHeader('idempotency-key');
     this.ifNoneMatch = req.getHeader('if-none-match');

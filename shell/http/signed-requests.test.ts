@@ -62,6 +62,7 @@ test('signed keys: good, stale, replayed, wrong secret, tampered and missing sig
     const balances = '/api/v1/account/me/balances';
     assert.equal(await codeOf('GET', balances, { 'x-api-key': apiKey }), 'SIGNATURE_REQUIRED');
     assert.equal(await codeOf('GET', balances, { 'x-api-key': apiKey, 'x-timestamp': String(now) }), 'SIGNATURE_REQUIRED');
+    assert.equal(await codeOf('GET', balances, { 'x-api-key': apiKey, 'x-signature': 'ab'.repeat(32) }), 'SIGNATURE_REQUIRED');
     const good = signed('GET', balances, 'mode=paper', '');
     assert.equal(await codeOf('GET', `${balances}?mode=paper`, good), 200);
     assert.equal(await codeOf('GET', `${balances}?mode=paper`, good), 'SIGNATURE_REPLAYED', 'the same request again');
