@@ -27,6 +27,8 @@ import { WithdrawalAddresses } from './funding/withdrawal-addresses.ts';
 import { Tokens } from './auth/tokens.ts';
 import { Authenticator } from './auth/authenticator.ts';
 import { ApiKeys } from './auth/api-keys.ts';
+import { authSettings } from './auth/settings.ts';
+import { SignatureGuard } from './auth/signatures.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
 import { Timers } from '../engine/runtime/timers.ts';
 import { dayFigures } from './http/exchange-history.ts';
@@ -111,7 +113,8 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   const marketData = new MarketData({ markets, venues, engine: durable.engine, sink: stream, dayFigures: (pair) => dayFigures(pair, tickers.view(pair.id)) });
   stream.attach(marketData);
   durableFeeds.push((batch) => marketData.onBatch(batch));
-  const tokens = new Tokens(db, clock);
+  const auth = authSettings(config.env);
+  const tokens = new Tokens(db, clock, auth);
   const keys = new ApiKeys(db, clock);
   const twoFactor = new TwoFactor(db, clock);
   // Module streams are known once the modules exist; until then (never while serving) they count 0.
@@ -135,7 +138,7 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   const table = buildRouteTable(instances, { env: config.env, streamPatterns: [exchangeStreamPath, ...streams.map((moduleStream) => moduleStream.path)] });
   // The MCP endpoint: uWS matches the exact path /mcp/v1 before the table's wildcard (/mcp/v1/register stays a route).
   const mcp = McpService.mount(app, table, config.env, config.bodyBytesMax, clock, log);
-  table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey), log });
+  table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey, new SignatureGuard(auth.signatureWindowMs, clock)), log });
   amm.start();
   timers.start();
   for (const instance of instances) await instance.start?.(table);

@@ -1,4 +1,4 @@
-/** Permission and rate-limit rules of the Authenticator, without a server. */
+/** Permission, rate-limit and signed-key rules of the Authenticator, without a server. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { ApiKeys } from './api-keys.ts';
 import { RateFigures, RateLimiter } from './rate-limit.ts';
 import { Authenticator } from './authenticator.ts';
 import { ApiError } from '../http/errors.ts';
+import { SignatureGuard, signatureOf } from './signatures.ts';
 
 test('a read key cannot trade; order limits follow the tier and count batch weight', () => {
   const dir = mkdtempSync(join(tmpdir(), 'authn-'));
@@ -75,6 +76,38 @@ test('optional auth serves anonymous callers per address and authenticates those
     assert.deepEqual([figures.limit, figures.remaining], [60, 0]);
     assert.throws(() => authenticator.authenticate(calculator, 1, { apiKey: '', authorization: '', remoteAddress: '10.0.0.2' }, figures), (error: unknown) => error instanceof ApiError && error.status === 429);
     assert.equal(authenticator.authenticate(calculator, 1, { apiKey: '', authorization: '', remoteAddress: '10.0.0.3' }, figures), null, 'another address has its own window');
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a signed key needs a signature over the request; in-process callers (no request to sign) are refused; sealed secrets survive a reopen', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'authn-'));
+  let db = openDatabase(dir);
+  try {
+    const now = 1_800_000_000_000;
+    const clock = () => now;
+    db.prepare("INSERT INTO users (email, username, password_hash, created_at) VALUES ('a@b.c', 'a', 'x', 'now')").run();
+    const created = new ApiKeys(db, clock).create(1, 's', ['read'], 'STANDARD', null, true);
+    db.close();
+    // A fresh process: the secret comes back from its sealed form.
+    db = openDatabase(dir);
+    const keys = new ApiKeys(db, clock);
+    const authenticator = new Authenticator(new Tokens(db, clock), keys, new RateLimiter(clock), '', new SignatureGuard(5000, clock));
+    const figures = new RateFigures();
+    const read = { auth: 'key', permission: 'read', rateLimit: 'general' } as const;
+    const parts = { method: 'GET', path: '/api/v1/account/me/balances', rawQuery: '', rawBody: null };
+    const timestamp = String(now);
+    const signature = signatureOf(created.apiSecret, timestamp, parts);
+    assert.throws(
+      () => authenticator.authenticate(read, 1, { apiKey: created.apiKey, authorization: '', remoteAddress: '', timestamp, signature }, figures),
+      (error: unknown) => error instanceof ApiError && error.status === 401 && error.code === 'SIGNATURE_REQUIRED',
+      'headers but no request to check them against (an MCP tool call)',
+    );
+    const principal = authenticator.authenticate(read, 1, { apiKey: created.apiKey, authorization: '', remoteAddress: '', timestamp, signature, signedParts: parts }, figures);
+    assert.ok(principal !== null && !(principal instanceof Promise) && principal.userId === 1);
+    assert.equal(keys.find(created.apiKey)?.hmacKey?.toString(), created.apiSecret);
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });

@@ -4,13 +4,16 @@
  * `none` needs nothing; `admin` needs X-API-Key equal to ADMIN_API_KEY; `bearer` a full access token in
  * `Authorization: Bearer …`; `key` an API key in X-API-Key; `bearer_or_key` either; `optional` either when
  * the request carries one and nothing otherwise. The `calculator` class counts per client address whatever
- * the credentials.
+ * the credentials. A key marked `signed` must also carry a valid, fresh, unused signature (signatures.ts);
+ * other keys cost what they always did: one map lookup.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../http/errors.ts';
 import type { AuthKind, Permission, Principal, RateLimitClass } from './access.ts';
 import type { Tokens } from './tokens.ts';
 import type { ApiKeys } from './api-keys.ts';
+import { SignatureGuard, type SignedParts } from './signatures.ts';
+import { defaultAuthSettings } from './settings.ts';
 import { anonymousGeneralPerMinute, calculatorPerMinute, credentialAttemptsPerMinute, generalPerMinute, ordersPerMinute, type RateFigures, type RateLimiter } from './rate-limit.ts';
 
 const sessionPermissions: readonly Permission[] = ['read', 'trade'];
@@ -36,6 +39,14 @@ export interface Credentials {
   readonly authorization: string;
   /** Read only for routes limited per address ('' otherwise). */
   readonly remoteAddress: string;
+  /** X-Timestamp and X-Signature ('' or absent when not sent), read only for signed keys. */
+  readonly timestamp?: string;
+  readonly signature?: string;
+  /**
+   * What a signature covers, the HTTP request as sent; absent for in-process callers (the MCP server's
+   * tools), which carry no signature, so that a signed key cannot be used without one that way either.
+   */
+  readonly signedParts?: SignedParts;
 }
 
 export class Authenticator {
@@ -44,6 +55,7 @@ export class Authenticator {
     private readonly keys: ApiKeys,
     private readonly limiter: RateLimiter,
     private readonly adminApiKey: string,
+    private readonly signatures: SignatureGuard = new SignatureGuard(defaultAuthSettings.signatureWindowMs, Date.now),
   ) {}
 
   /**
@@ -69,11 +81,11 @@ export class Authenticator {
       case 'admin':
         return this.admin(credentials.apiKey);
       case 'key':
-        return this.limit(rule.rateLimit, weight, this.key(credentials.apiKey, rule.permission), figures);
+        return this.limit(rule.rateLimit, weight, this.key(credentials, rule.permission), figures);
       case 'bearer':
         return this.bearer(credentials.authorization).then((principal) => this.limit(rule.rateLimit, weight, principal, figures));
       case 'bearer_or_key':
-        if (credentials.apiKey !== '') return this.limit(rule.rateLimit, weight, this.key(credentials.apiKey, rule.permission), figures);
+        if (credentials.apiKey !== '') return this.limit(rule.rateLimit, weight, this.key(credentials, rule.permission), figures);
         return this.bearer(credentials.authorization).then((principal) => this.limit(rule.rateLimit, weight, principal, figures));
     }
   }
@@ -85,10 +97,15 @@ export class Authenticator {
     return adminPrincipal;
   }
 
-  private key(apiKey: string, permission: Permission | undefined): Principal {
+  private key(credentials: Credentials, permission: Permission | undefined): Principal {
+    const apiKey = credentials.apiKey;
     if (apiKey === '') throw new ApiError(401, 'UNAUTHENTICATED', 'X-API-Key header required');
     const key = this.keys.find(apiKey);
     if (key === null) throw new ApiError(401, 'INVALID_API_KEY', 'the API key is unknown or revoked');
+    if (key.signed) {
+      if (key.hmacKey === null) throw new Error(`signed API key ${key.id} has no sealed secret`);
+      this.signatures.check(key.hmacKey, { timestamp: credentials.timestamp ?? '', signature: credentials.signature ?? '' }, credentials.signedParts ?? null);
+    }
     if (permission !== undefined && !key.permissions.includes(permission)) {
       throw new ApiError(403, 'PERMISSION_DENIED', `this key lacks the ${permission} permission`);
     }

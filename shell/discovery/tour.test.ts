@@ -23,6 +23,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TOTP, URI } from 'otpauth';
+import { privateKeyToAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
 import { loadConfig } from '../config.ts';
 import { silentLog } from '../log.ts';
 import { startServer, type RunningServer } from '../server.ts';
@@ -204,13 +206,32 @@ const visits: Record<string, Visit> = {
     return keep(t, answer, 'daveRefresh', answer.json['refresh_token']);
   },
   refresh_session: (t) => t.call('POST', '/auth/refresh', { refresh_token: t.take('daveRefresh') }),
+  // A wallet signs in with Ethereum: a nonce, then the EIP-4361 message signed by a viem account.
+  siwe_nonce: async (t) => {
+    const answer = await t.call('GET', '/wallet/siwe/nonce');
+    return keep(t, answer, 'siweNonce', answer.json);
+  },
+  siwe_sign_in: async (t) => {
+    const issued = t.take('siweNonce');
+    const wallet = privateKeyToAccount(`0x${'5a'.repeat(32)}`);
+    const message = createSiweMessage({
+      address: wallet.address,
+      chainId: issued['chain_id'],
+      domain: issued['domain'],
+      nonce: issued['nonce'],
+      uri: `http://${issued['domain']}/`,
+      version: '1',
+      issuedAt: new Date(issued['issued_at']),
+    });
+    return t.call('POST', '/wallet/siwe', { message, signature: await wallet.signMessage({ message }) });
+  },
   get_api_key_with_password: (t) => t.call('POST', '/auth/api-key', { email: 'dave@tour.example', password, key_name: 'one-call' }),
   create_api_key: async (t) => {
     const answer = await t.call('POST', '/api/v1/api-keys', { key_name: 'spare', permissions: ['read'] }, { authorization: `Bearer ${t.take('dave')['access_token']}` });
     return keep(t, answer, 'spareKeyId', answer.json['api_key_id']);
   },
   list_api_keys: (t) => t.call('GET', '/api/v1/api-keys', undefined, { authorization: `Bearer ${t.take('dave')['access_token']}` }),
-  update_api_key: (t) => t.call('PATCH', `/api/v1/api-keys/${t.take('spareKeyId')}`, { key_name: 'renamed', permissions: ['read', 'trade'] }, { authorization: `Bearer ${t.take('dave')['access_token']}` }),
+  update_api_key: (t) => t.call('PATCH', `/api/v1/api-keys/${t.take('spareKeyId')}`, { key_name: 'renamed', permissions: ['read', 'trade'], signed: true }, { authorization: `Bearer ${t.take('dave')['access_token']}` }),
   revoke_api_key: (t) => t.call('DELETE', `/api/v1/api-keys/${t.take('spareKeyId')}`, undefined, { authorization: `Bearer ${t.take('dave')['access_token']}` }),
   register_agent: (t) => t.call('POST', '/mcp/v1/register', { name: 'Tour agent', contact_email: 'ops@tour.example', intended_use: 'reading every route once' }),
 

@@ -1,7 +1,8 @@
 /**
  * Registration, login and token refresh (SPEC.md "Authentication and account"; /auth/refresh is this
  * project's, since SPEC.md gives token lifetimes and the refresh call no shape). Passwords are hashed with
- * scrypt; a wrong email and a wrong password answer alike, after the same work.
+ * scrypt; a wrong email and a wrong password answer alike, after the same work. The wallet sign-in routes
+ * (siwe.ts) join these.
  */
 import { ApiError } from './errors.ts';
 import type { Route } from './route-table.ts';
@@ -9,6 +10,7 @@ import type { ShellContext } from '../context.ts';
 import { decoyHash, hashPassword, verifyPassword } from '../auth/passwords.ts';
 import { Type } from '@sinclair/typebox';
 import { closed, objectUnion, tokenFields, tokenSchema, userIdField } from './schemas.ts';
+import { siweRoutes } from './siwe.ts';
 
 const tags = ['Auth'];
 
@@ -105,5 +107,7 @@ export function authRoutes(context: ShellContext): Route[] {
       body: { type: 'object', additionalProperties: false, required: ['refresh_token'], properties: { refresh_token: { type: 'string', minLength: 1, maxLength: 256 } } },
       handler: async (request) => ({ body: await tokens.rotate((request.body as { refresh_token: string }).refresh_token) }),
     },
+    // Sign-In with Ethereum answers the same tokens as a login.
+    ...siweRoutes(context),
   ];
 }

@@ -48,14 +48,23 @@ test('register, log in, read balances with a bearer token, and rotate refresh to
 
     const secret = signingSecret(server);
     const claims = jwt.verify(login.json['access_token'], secret, { algorithms: ['HS256'] }) as JwtPayload;
-    assert.deepEqual(Object.keys(claims).sort(), ['exp', 'iat', 'scope', 'sub']);
+    assert.deepEqual(Object.keys(claims).sort(), ['aud', 'exp', 'fam', 'iat', 'iss', 'jti', 'scope', 'sub']);
     assert.equal(claims.sub, '1');
+    assert.equal(claims.iss, 'trading-platform', "the JWT_ISSUER setting's default");
+    assert.equal(claims.aud, 'trading-platform-api', "the JWT_AUDIENCE setting's default");
+    assert.match(claims.jti!, /^[0-9a-f-]{36}$/, 'a unique id');
+    assert.notEqual(claims.jti, (jwt.decode(registered.json['access_token']) as JwtPayload).jti, 'each token its own id');
     assert.equal(claims['scope'], 'full', 'a full session, not the limited 2FA token');
     assert.equal(claims.exp! - claims.iat!, 15 * 60, 'access tokens live 15 minutes');
     assert.equal(login.json['expires_in'], 15 * 60);
     assert.equal(jwt.decode(login.json['access_token'], { complete: true })?.header.alg, 'HS256');
     const good = { scope: 'full' };
-    assert.equal((await balancesWith(server, jwt.sign(good, secret, { algorithm: 'HS256', subject: '1', expiresIn: 60 }))).status, 200, 'any HS256 signer with the secret');
+    const named = { issuer: 'trading-platform', audience: 'trading-platform-api', jwtid: 'one' };
+    assert.equal((await balancesWith(server, jwt.sign(good, secret, { algorithm: 'HS256', subject: '1', expiresIn: 60, ...named }))).status, 200, 'any HS256 signer with the secret');
+    assert.equal((await balancesWith(server, jwt.sign(good, secret, { algorithm: 'HS256', subject: '1', expiresIn: 60, ...named, issuer: 'elsewhere' }))).status, 401, 'another issuer');
+    assert.equal((await balancesWith(server, jwt.sign(good, secret, { algorithm: 'HS256', subject: '1', expiresIn: 60, ...named, audience: 'other-api' }))).status, 401, 'another audience');
+    assert.equal((await balancesWith(server, jwt.sign(good, secret, { algorithm: 'HS256', subject: '1', expiresIn: 60, issuer: named.issuer, audience: named.audience }))).status, 401, 'no jti');
+    assert.equal((await balancesWith(server, jwt.sign(good, secret, { algorithm: 'HS256', subject: '1', expiresIn: 60 }))).status, 401, 'no issuer or audience');
     assert.equal((await balancesWith(server, jwt.sign(good, randomBytes(32), { algorithm: 'HS256', subject: '1', expiresIn: 60 }))).status, 401, 'another secret');
     assert.equal((await balancesWith(server, jwt.sign(good, secret, { algorithm: 'HS512', subject: '1', expiresIn: 60 }))).status, 401, 'another algorithm');
     assert.equal((await balancesWith(server, jwt.sign(good, '', { algorithm: 'none', subject: '1' }))).status, 401, 'alg none');
@@ -74,26 +83,38 @@ test('register, log in, read balances with a bearer token, and rotate refresh to
     assert.equal((await call(server, 'GET', '/api/v1/account/me/balances')).status, 401);
     assert.equal((await call(server, 'GET', '/api/v1/account/me/balances', undefined, { authorization: 'Bearer not.a.jwt' })).json['error'].code, 'INVALID_TOKEN');
 
-    // Refresh rotates; the old token then counts as stolen and takes the new one down with it.
+    // Refresh rotates; the old token then counts as stolen and takes the new one down with it, and every
+    // access token of its family at once (not at their expiry).
     const first = login.json['refresh_token'];
     const rotated = await call(server, 'POST', '/auth/refresh', { refresh_token: first });
     assert.equal(rotated.status, 200);
     assert.notEqual(rotated.json['refresh_token'], first);
+    assert.equal((await balancesWith(server, rotated.json['access_token'])).status, 200);
     const reused = await call(server, 'POST', '/auth/refresh', { refresh_token: first });
     assert.equal(reused.json['error'].code, 'REFRESH_TOKEN_REUSED');
     assert.equal((await call(server, 'POST', '/auth/refresh', { refresh_token: rotated.json['refresh_token'] })).status, 401);
+    const revokedAnswer = await call(server, 'GET', '/api/v1/account/me/balances', undefined, { authorization: `Bearer ${rotated.json['access_token']}` });
+    assert.equal(revokedAnswer.status, 401, "the rotated pair's access token is refused at once");
+    assert.equal(revokedAnswer.json['error'].code, 'TOKEN_REVOKED');
+    assert.equal((await balancesWith(server, login.json['access_token'])).status, 401, "so is the login's own access token");
     // The registration's own family is untouched.
-    assert.equal((await call(server, 'POST', '/auth/refresh', { refresh_token: registered.json['refresh_token'] })).status, 200);
+    const registrationRefresh = await call(server, 'POST', '/auth/refresh', { refresh_token: registered.json['refresh_token'] });
+    assert.equal(registrationRefresh.status, 200);
+    assert.equal((await balancesWith(server, registered.json['access_token'])).status, 200);
+    const live = { authorization: `Bearer ${registrationRefresh.json['access_token']}` };
+    const liveClaims = jwt.decode(registrationRefresh.json['access_token']) as JwtPayload;
 
-    // Tokens survive a restart (the signing secret is in the database), and stop working at their expiry.
+    // Tokens survive a restart (the signing secret is in the database), and stop working at their expiry;
+    // the revocation survives it too.
     await server.close();
     let now = Date.now();
     server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir }), silentLog, () => now);
-    assert.equal((await call(server, 'GET', '/api/v1/account/me/balances', undefined, bearer)).status, 200);
-    now = (claims.exp! - 1) * 1000;
-    assert.equal((await call(server, 'GET', '/api/v1/account/me/balances', undefined, bearer)).status, 200);
-    now = claims.exp! * 1000;
-    const expired = await call(server, 'GET', '/api/v1/account/me/balances', undefined, bearer);
+    assert.equal((await call(server, 'GET', '/api/v1/account/me/balances', undefined, live)).status, 200);
+    assert.equal((await balancesWith(server, rotated.json['access_token'])).status, 401, 'still revoked after a restart');
+    now = (liveClaims.exp! - 1) * 1000;
+    assert.equal((await call(server, 'GET', '/api/v1/account/me/balances', undefined, live)).status, 200);
+    now = liveClaims.exp! * 1000;
+    const expired = await call(server, 'GET', '/api/v1/account/me/balances', undefined, live);
     assert.equal(expired.status, 401);
     assert.equal(expired.json['error'].code, 'INVALID_TOKEN');
   } finally {

@@ -24,6 +24,7 @@ import { ApiError, errorBody } from './errors.ts';
 import { Router } from './router.ts';
 import type { Log } from '../log.ts';
 import type { Authenticator, Credentials } from '../auth/authenticator.ts';
+import type { SignedParts } from '../auth/signatures.ts';
 import type { AuthKind, HandlerCredential, Permission, Principal, RateLimitClass } from '../auth/access.ts';
 import { RateFigures } from '../auth/rate-limit.ts';
 import { SequencerBusyError, SequencerClosedError } from '../../engine/runtime/sequencer.ts';
@@ -244,12 +245,18 @@ function checkAndHandle(compiled: CompiledRoute, request: RequestContext): Reply
  * so the few headers the shell reads are copied here at once; the response object stays valid until it is
  * answered or the client goes away (`aborted`).
  */
-class HttpExchange implements RequestContext, Credentials {
+class HttpExchange implements RequestContext, Credentials, SignedParts {
   readonly method: Method;
   readonly path: string;
   private readonly queryText: string;
   readonly apiKey: string;
   readonly authorization: string;
+  /** X-Timestamp and X-Signature, which signed API keys send (auth/signatures.ts). */
+  readonly timestamp: string;
+  readonly signature: string;
+  /** The body's bytes as sent, kept only when the request is signed (the signature covers them). */
+  rawBody: Buffer | null = null;
+  readonly signedParts: SignedParts = this;
   private readonly host: string;
   /** A client-supplied key that makes a write idempotent (vault deposits and withdrawals). */
   private readonly idempotencyKey: string;
@@ -285,6 +292,9 @@ class HttpExchange implements RequestContext, Credentials {
     this.queryText = req.getQuery() ?? '';
     this.apiKey = req.getHeader('x-api-key');
     this.authorization = req.getHeader('authorization');
+    // One header lookup for unsigned requests (bench:http's path); the timestamp only matters with a signature.
+    this.signature = req.getHeader('x-signature');
+    this.timestamp = this.signature === '' ? '' : req.getHeader('x-timestamp');
     this.host = req.getHeader('host');
     this.idempotencyKey = req.getHeader('idempotency-key');
     this.ifNoneMatch = req.getHeader('if-none-match');
@@ -292,6 +302,11 @@ class HttpExchange implements RequestContext, Credentials {
     res.onAborted(() => {
       this.aborted = true;
     });
+  }
+
+  /** The query string as sent, without "?" (a signature covers it). */
+  get rawQuery(): string {
+    return this.queryText;
   }
 
   header(name: string): string {
@@ -702,8 +717,10 @@ export class RouteTable {
         (chunks ??= []).push(Buffer.from(Buffer.from(chunk)));
         return;
       }
-      const text = chunks === null ? Buffer.from(chunk).toString('utf8') : Buffer.concat([...chunks, Buffer.from(chunk)], size).toString('utf8');
-      this.parseBody(exchange, text);
+      const bytes = chunks === null ? Buffer.from(chunk) : Buffer.concat([...chunks, Buffer.from(chunk)], size);
+      // A signed request's signature covers the exact bytes; uWS reuses a lone chunk's memory, hence the copy.
+      if (exchange.signature !== '') exchange.rawBody = chunks === null ? Buffer.from(bytes) : bytes;
+      this.parseBody(exchange, bytes.toString('utf8'));
     });
   }
 

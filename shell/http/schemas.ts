@@ -233,6 +233,7 @@ export const apiKeyFields = {
   api_key: Type.String({ description: 'the key, masked after creation' }),
   permissions: Type.Array(oneOf(['read', 'trade'])),
   tier: oneOf(tiers, { description: 'sets the rate limits' }),
+  signed: Type.Boolean({ description: 'requests with this key must carry X-Timestamp and X-Signature (README "Signed requests")' }),
   created_at: timestamp(),
 };
 export const apiKeySchema = closed(apiKeyFields);

@@ -68,6 +68,17 @@ const migrations: string[] = [
      usable_at_ms INTEGER NOT NULL,
      PRIMARY KEY (user_id, chain_id, address)
    ) WITHOUT ROWID;`,
+  // Signed API keys keep their secret sealed (shell/auth/api-keys.ts); wallets that signed in with SIWE
+  // name their user; token families revoked for a reused refresh token stay revoked for access tokens
+  // until the last access token of the family has expired.
+  `ALTER TABLE api_keys ADD COLUMN signed INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE api_keys ADD COLUMN secret_sealed BLOB;
+   CREATE TABLE wallet_users (
+     address TEXT PRIMARY KEY,
+     user_id INTEGER NOT NULL UNIQUE REFERENCES users(id),
+     created_at TEXT NOT NULL
+   ) WITHOUT ROWID;
+   CREATE TABLE revoked_token_families (family TEXT PRIMARY KEY, until_ms INTEGER NOT NULL) WITHOUT ROWID;`,
 ];
 
 /** A named random secret of the deployment (made on first use, kept in the identity database). */
