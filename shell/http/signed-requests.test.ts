@@ -83,8 +83,11 @@ test('signed keys: good, stale, replayed, wrong secret, tampered and missing sig
     assert.equal(await codeOf('POST', orders, signed('POST', orders, '', body), respaced), 'SIGNATURE_INVALID', 'the same JSON, other bytes');
     assert.equal(await codeOf('GET', balances, signed('POST', balances, '', '')), 'SIGNATURE_INVALID', 'another method');
     assert.equal(await codeOf('GET', balances, signed('GET', orders, '', '')), 'SIGNATURE_INVALID', 'another path');
-    const multiByte = '{"side":"sell","order_type":"limit","quantity":"1","price":"9001","client_order_id":"été"}';
-    assert.equal((await call(server, 'POST', orders, multiByte, signed('POST', orders, '', multiByte))).status, 201, 'UTF-8 bytes');
+    // Bytes, not characters: a body with multi-byte UTF-8 text (client order ids are ASCII, a bug report's title is not).
+    const reports = '/api/v1/bounty/reports';
+    const multiByte = '{"title":"Été: accents in a title","description":"The signature covers the body\'s bytes, not its characters.","severity":"low"}';
+    const reported = await call(server, 'POST', reports, multiByte, signed('POST', reports, '', multiByte));
+    assert.ok(reported.status >= 200 && reported.status < 300, `UTF-8 bytes: ${reported.status} ${JSON.stringify(reported.json)}`);
 
     // Unsigned keys need nothing and ignore signature headers.
     assert.equal(await codeOf('GET', balances, { 'x-api-key': plain.json['api_key'] }), 200);
