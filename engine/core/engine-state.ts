@@ -6,7 +6,8 @@
  * property access and every call on the order path monomorphic, as fast as methods of one class.
  *
  * Its fields are public only so that those files can share them: nothing outside engine/core writes them
- * but the event `sink` (the runtime points it at each batch) and `paperSeesLiveBook` (journal/rules.ts,
+ * but the event `sink` (the runtime points it at each batch) and the rule flags `paperSeesLiveBook` and
+ * `postOnlyHoldsMakerFeeOnly` (journal/rules.ts,
  * for replays), and readers outside the core keep to the Engine's queries and to markets, limits,
  * settings, ledger, orders, contexts, venues and the id counters.
  */
@@ -149,6 +150,11 @@ export class EngineState {
    * (journal/rules.ts).
    */
   paperSeesLiveBook = true;
+  /**
+   * Whether a post-only buy holds only price × quantity and the maker fee cap. Always on for new commands;
+   * off only while replaying journals written before that rule (journal/rules.ts).
+   */
+  postOnlyHoldsMakerFeeOnly = true;
   /** Outside venues' levels per pair index: the live hybrid book's virtual part. */
   readonly venues: VenueBook[] = [];
   /** The time of the command being applied (journaled): what venue freshness is judged against. */

@@ -244,18 +244,18 @@ test('a withdrawal to an address over the format s limits or with malformed text
   assert.match(shortDecoder.problem, /withdrawTo has 8 fields, expected 9/);
 });
 
-test('segment headers carry the format version and first seq; versions 1 to 5 are read, newer refused', () => {
-  assert.equal(journalFormatVersion, 5);
+test('segment headers carry the format version and first seq; versions 1 to 6 are read, newer refused', () => {
+  assert.equal(journalFormatVersion, 6);
   assert.equal(decodeSegmentHeader(encodeSegmentHeader(12345), 'x'), 12345);
-  assert.equal(segmentFormatVersion(encodeSegmentHeader(12345), 'x'), 5);
-  for (const version of [1, 2, 3, 4]) {
+  assert.equal(segmentFormatVersion(encodeSegmentHeader(12345), 'x'), 6);
+  for (const version of [1, 2, 3, 4, 5]) {
     assert.equal(decodeSegmentHeader(encodeSegmentHeader(678, version), 'x'), 678);
     assert.equal(segmentFormatVersion(encodeSegmentHeader(678, version), 'x'), version);
   }
-  for (const version of [0, 6]) {
+  for (const version of [0, 7]) {
     assert.throws(
       () => decodeSegmentHeader(encodeSegmentHeader(1, version), 'seg'),
-      (error: unknown) => error instanceof JournalFormatError && new RegExp(`seg: journal format version ${version}; this build reads version 5`).test(error.message),
+      (error: unknown) => error instanceof JournalFormatError && new RegExp(`seg: journal format version ${version}; this build reads version 6`).test(error.message),
     );
   }
   assert.throws(() => decodeSegmentHeader(Buffer.from('not a journal at all'), 'seg'), /bad magic/);

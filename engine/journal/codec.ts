@@ -14,7 +14,8 @@
  * and 16 (PlaceScale); 5 adds kind 17, the envelope of every domain command:
  * `[17, seq, ts, type, domain format version, ...fields]`, whose fields the domain's own codec writes and
  * reads (engine/domains/index.ts finds it by type), so a domain added later needs no new journal version.
- * None changes an older kind, so this build reads segments of every version and writes version 5. A segment's frames are all of its header's version:
+ * None changes an older kind; 6 changes a rule, not the format (a post-only buy's hold, journal/rules.ts). So
+ * this build reads segments of every version and writes version 6. A segment's frames are all of its header's version:
  * a writer never continues an older segment with frames of a newer kind (see SegmentWriter.resume).
  *
  * Decoding checks lengths and limits before it allocates: a length beyond `frameBytesMax` is refused as
@@ -45,7 +46,7 @@ const scaleItemsMax = scaleOrdersMax * 4;
 const venueLevelsMax = venueLevelsPerSideMax * 4;
 
 /** The version this build writes; it reads every version from `journalFormatVersionOldest` up to it. */
-export const journalFormatVersion = 5;
+export const journalFormatVersion = 6;
 export const journalFormatVersionOldest = 1;
 export const segmentMagic = 0x4c4a5054; // "TPJL" read as a little-endian u32
 export const segmentHeaderBytes = 16;

@@ -67,7 +67,7 @@ export function amendOrder(engine: EngineState, command: AmendOrder): ResultCode
   }
 
   // A price change or an increase loses priority: the order leaves the book and re-enters as a taker.
-  const newHeldAtoms = side === 0 ? buyHold(engine, pair, newPriceTicks, newRemainingLots, holdTakerFeeBps(store.postOnly[slot] === 1, store.takerFeeBps[slot]!)) : newRemainingLots * pair.baseAtomsPerLot;
+  const newHeldAtoms = side === 0 ? buyHold(engine, pair, newPriceTicks, newRemainingLots, holdTakerFeeBps(engine, store.postOnly[slot] === 1, store.takerFeeBps[slot]!)) : newRemainingLots * pair.baseAtomsPerLot;
   const deltaAtoms = newHeldAtoms - store.heldAtoms[slot]!;
   if (deltaAtoms > 0 && engine.ledger.availableAtoms(account, heldAsset) < deltaAtoms) return Result.insufficientBalance;
   if (store.postOnly[slot] === 1 && crosses(engine, context, side, newPriceTicks)) return Result.postOnlyWouldTake;

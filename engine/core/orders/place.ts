@@ -21,10 +21,11 @@ import { isDomainUserId } from '../limits.ts';
 /**
  * The taker fee rate a buy's hold covers. A post-only order never takes: it is refused when it would
  * cross, at placement and at amendment, and otherwise only ever fills as a maker. So it holds price ×
- * quantity and the maker fee cap, not a taker fee it can never owe.
+ * quantity and the maker fee cap, not a taker fee it can never owe (journal format 6 on; older journals
+ * replay with the taker fee held).
  */
-export function holdTakerFeeBps(postOnly: boolean, takerFeeBps: number): number {
-  return postOnly ? 0 : takerFeeBps;
+export function holdTakerFeeBps(engine: EngineState, postOnly: boolean, takerFeeBps: number): number {
+  return postOnly && engine.postOnlyHoldsMakerFeeOnly ? 0 : takerFeeBps;
 }
 
 /** Places one order (alone or as a batch item). Refusals emit OrderRejected and change nothing else. */
@@ -115,7 +116,7 @@ function tryPlaceOrder(engine: EngineState, request: OrderRequest): ResultCode {
     holdPriceTicks = reference === noPrice ? 0 : Math.min(buyBand(engine, reference), pair.priceTicksMax);
   }
   const takerFeeBps = accountTakerFeeBps(engine, account);
-  const heldAtoms = side === 0 ? buyHold(engine, pair, holdPriceTicks, quantityLots, holdTakerFeeBps(request.postOnly, takerFeeBps)) : quantityLots * pair.baseAtomsPerLot;
+  const heldAtoms = side === 0 ? buyHold(engine, pair, holdPriceTicks, quantityLots, holdTakerFeeBps(engine, request.postOnly, takerFeeBps)) : quantityLots * pair.baseAtomsPerLot;
   const heldAsset = side === 0 ? pair.quote.index : pair.base.index;
   if (engine.ledger.availableAtoms(account, heldAsset) < heldAtoms) return Result.insufficientBalance;
 
