@@ -15,6 +15,11 @@ import { loadConfig } from '../config.ts';
 import { silentLog } from '../log.ts';
 import { startServer, type RunningServer } from '../server.ts';
 import { call } from '../http/test-client.ts';
+import AjvModule from 'ajv';
+import { streamCatalogue } from '../discovery/asyncapi.ts';
+
+// The CommonJS default export, as the AsyncAPI test takes it.
+const Ajv = AjvModule as unknown as typeof AjvModule.default;
 
 // Messages are checked field by field.
 type Message = Record<string, any>;
@@ -85,6 +90,18 @@ async function place(server: RunningServer, who: Trader, body: Record<string, un
   const response = await call(server, 'POST', '/api/v1/exchange/eth/orders', { order_type: 'limit', ...body }, who.headers);
   assert.equal(response.status, 201, JSON.stringify(response.json));
   return response.json['order_id'] as string;
+}
+
+/** Every private message matches the payload the AsyncAPI document declares for its type. */
+function checkDeclared(messages: readonly Message[]): void {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  const declared = streamCatalogue['/ws/exchange/private']!.messages;
+  for (const message of messages) {
+    const spec = declared[message['type'] as string];
+    if (spec === undefined) continue;
+    const validate = ajv.compile(spec.payload);
+    assert.ok(validate(message), `${String(message['type'])}: ${ajv.errorsText(validate.errors)}`);
+  }
 }
 
 /** The private messages after the snapshot, checked to run seq + 1, seq + 2, ... from it. */
@@ -197,6 +214,8 @@ test('the private stream reports own orders, fills with fee and liquidity, and b
     assert.equal(takerFill['side'], 'sell');
     assert.ok(Number(takerFill['fee']) > 0, 'the taker pays a fee');
     assert.deepEqual(bobStream.of('order_update').map((message) => message['event']), ['accepted', 'filled']);
+    for (const client of [stream, bobStream, again]) checkDeclared(client.messages);
+    assert.ok(['account_snapshot', 'order_update', 'fill', 'balance_update'].every((type) => again.of(type).length > 0), 'every kind of message was checked');
   } finally {
     for (const client of clients) client.socket.close();
     await server.close();
