@@ -15,6 +15,7 @@ import { loadConfig } from '../config.ts';
 import { silentLog } from '../log.ts';
 import { startServer, type RunningServer } from '../server.ts';
 import { call } from '../http/test-client.ts';
+import { CommandKind, type Command } from '../../engine/core/commands.ts';
 import AjvModule from 'ajv';
 import { streamCatalogue } from '../discovery/asyncapi.ts';
 
@@ -218,6 +219,66 @@ test('the private stream reports own orders, fills with fee and liquidity, and b
     assert.ok(['account_snapshot', 'order_update', 'fill', 'balance_update'].every((type) => again.of(type).length > 0), 'every kind of message was checked');
   } finally {
     for (const client of clients) client.socket.close();
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a subscriber that joins mid-burst rebuilds its open orders and balances from snapshot + deltas, equal to the routes', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'private-stream-'));
+  const server = await startServer(config(dataDir), silentLog);
+  const late = new StreamClient(server);
+  try {
+    const alice = await trader(server, 'alice');
+    const bob = await trader(server, 'bob');
+    await late.open();
+    // Orders of both users, some crossing, sent without waiting, with the subscribe in the middle, while
+    // deposits of Bob's are journaled on every turn of the loop: commands are in flight when the subscribe
+    // arrives, so its snapshot waits for a clean point and must still agree with the deltas after it.
+    const usdc = server.context.markets.assetBySymbol('USDC')!;
+    let pressing = true;
+    const press = (): void => {
+      if (!pressing) return;
+      const deposit: Command = { kind: CommandKind.deposit, seq: 0, ts: 0, userId: bob.userId, mode: 0, assetId: usdc.id, amountAtoms: 1 };
+      server.context.durable.enqueue(deposit, () => {});
+      setImmediate(press);
+    };
+    press();
+    const requests: Array<Promise<unknown>> = [];
+    for (let index = 0; index < 60; index++) {
+      const buy = index % 2 === 0;
+      const price = (3000 + (buy ? -1 : 1) * (index % 7) * 0.5 + (index % 5 === 0 ? (buy ? 2 : -2) : 0)).toFixed(2);
+      const who = index % 3 === 0 ? bob : alice;
+      const placed = call(server, 'POST', '/api/v1/exchange/eth/orders', { side: buy ? 'buy' : 'sell', order_type: 'limit', quantity: (0.1 + (index % 4) * 0.05).toFixed(2), price }, who.headers);
+      // Subscribing as the tenth answer arrives, while later orders are being journaled.
+      if (index === 10) void placed.then(() => late.send({ action: 'subscribe', channel: 'account', api_key: alice.key }));
+      requests.push(placed);
+    }
+    await Promise.all(requests);
+    pressing = false;
+    const route = await call(server, 'GET', '/api/v1/exchange/eth/orders/open', undefined, alice.headers);
+    const expected = new Map((route.json['orders'] as Message[]).map((order) => [order['order_id'] as string, order['filled_quantity'] as string]));
+    const balances = await call(server, 'GET', '/api/v1/account/me/balances', undefined, alice.headers);
+    // Every batch is durable before its answers, so once the answers are in, the stream has sent everything.
+    await until('the snapshot', () => late.of('account_snapshot').length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const snapshot = late.of('account_snapshot')[0]!;
+    const open = new Map((snapshot['orders'] as Message[]).map((order) => [order['order_id'] as string, order['filled_quantity'] as string]));
+    const held = new Map((snapshot['balances'] as Message[]).map((row) => [row['asset'] as string, row]));
+    for (const message of deltas(late)) {
+      if (message['type'] === 'balance_update') held.set(message['asset'], message);
+      if (message['type'] !== 'order_update') continue;
+      if (['filled', 'cancelled', 'expired'].includes(message['event'])) open.delete(message['order_id']);
+      else open.set(message['order_id'], message['filled_quantity']);
+    }
+    assert.deepEqual([...open].sort(), [...expected].sort(), 'open orders rebuilt from the stream');
+    for (const row of balances.json['balances'] as Message[]) {
+      const streamed = held.get(row['asset'])!;
+      assert.deepEqual([streamed['available'], streamed['held']], [row['available'], row['held']], row['asset']);
+    }
+    checkDeclared(late.messages);
+  } finally {
+    late.socket.close();
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
