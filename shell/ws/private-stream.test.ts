@@ -366,8 +366,15 @@ test('cancel on disconnect: closing the connection journals a cancel of every op
     assert.equal((await open('live')).length, 0);
     assert.equal((await open('paper')).length, 1, 'paper orders were not in the guarded mode');
 
-    // The cancel is in the journal: after a restart the live orders are still gone.
+    // A server shutdown closes the connections too: a guarded connection still open journals its cancel
+    // before the journal closes, and after the restart the live orders are gone (the first cancel too).
     watcher.socket.close();
+    await place(server, alice, { side: 'buy', quantity: '1', price: '2400' });
+    const open2 = new StreamClient(server);
+    await open2.open();
+    open2.send({ action: 'subscribe', channel: 'account', api_key: alice.key, cancel_on_disconnect: true });
+    await until('subscribed again', () => open2.of('account_snapshot').length === 1);
+    assert.equal((open2.of('account_snapshot')[0]!['orders'] as Message[]).length, 1);
     await server.close();
     server = await startServer(config(dataDir), silentLog);
     assert.equal((await open('live')).length, 0);

@@ -220,13 +220,14 @@ export class PrivateStream {
         return;
       }
       case EventKind.tradeExecuted: {
-        const sides: Array<[number, number, number, number, 'taker' | 'maker']> = [
-          [event.takerOrderId, event.takerUserId, event.takerFeeAtoms, event.takerRemainingLots, 'taker'],
-          [event.makerOrderId, event.makerUserId, event.makerFeeAtoms, event.makerRemainingLots, 'maker'],
-        ];
-        for (const [orderId, , feeAtoms, remainingLots, liquidity] of sides) {
-          const info = this.orders.get(orderId);
-          if (info !== undefined) this.fill(orderId, info, event.tradeId, event.priceTicks, event.quantityLots, event.notionalAtoms, feeAtoms, remainingLots, liquidity, timestamp);
+        // Either side may be a watched order (both, in a self-trade): each gets its own fill.
+        const taker = this.orders.get(event.takerOrderId);
+        if (taker !== undefined) {
+          this.fill(event.takerOrderId, taker, event.tradeId, event.priceTicks, event.quantityLots, event.notionalAtoms, event.takerFeeAtoms, event.takerRemainingLots, 'taker', timestamp);
+        }
+        const maker = this.orders.get(event.makerOrderId);
+        if (maker !== undefined) {
+          this.fill(event.makerOrderId, maker, event.tradeId, event.priceTicks, event.quantityLots, event.notionalAtoms, event.makerFeeAtoms, event.makerRemainingLots, 'maker', timestamp);
         }
         return;
       }
