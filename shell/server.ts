@@ -40,6 +40,7 @@ import { TwoFactor } from './auth/two-factor.ts';
 import { MarketData } from './market/market-data.ts';
 import { ExchangeStream, exchangeStreamPath } from './ws/exchange-stream.ts';
 import type { TopicStream } from './ws/topic-stream.ts';
+import { PrivateStream, privateStreamPath } from './ws/private-stream.ts';
 import { platformDomains } from '../engine/domains/index.ts';
 import { McpService } from './mcp/mcp-server.ts';
 
@@ -119,14 +120,23 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   const twoFactor = new TwoFactor(db, clock);
   // Module streams are known once the modules exist; until then (never while serving) they count 0.
   let moduleStreams: readonly TopicStream<unknown>[] = [];
-  const streamConnections = (): number => moduleStreams.reduce((sum, moduleStream) => sum + moduleStream.openConnections, stream.openConnections);
+  // The private stream is made once the context exists; it is assigned just below.
+  let privateStream: PrivateStream | null = null;
+  const streamConnections = (): number =>
+    moduleStreams.reduce((sum, moduleStream) => sum + moduleStream.openConnections, stream.openConnections + (privateStream?.openConnections ?? 0));
   const streamFigures = (): StreamFigures[] => [
     { path: exchangeStreamPath, connections: stream.openConnections, sendBacklogBytes: stream.sendBacklogBytes },
+    ...(privateStream === null ? [] : [{ path: privateStreamPath, connections: privateStream.openConnections, sendBacklogBytes: privateStream.sendBacklogBytes }]),
     ...moduleStreams.map((moduleStream) => ({ path: moduleStream.path, connections: moduleStream.openConnections, sendBacklogBytes: moduleStream.sendBacklogBytes })),
   ];
   const paperFunding = parsePaperBalances(config.paperBalances, markets);
   const funding = { chains, addresses: new WithdrawalAddresses(db, chains, clock), depositSecret: namedSecret(db, 'deposit') };
   const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, amm, timers, venues, paperFunding, streamConnections, streamFigures, clock, log, identity: { db, tokens, keys, twoFactor }, funding };
+  const authenticator = new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey, new SignatureGuard(auth.signatureWindowMs, clock));
+  privateStream = new PrivateStream({ context, authenticator, backpressureBytes: config.wsBackpressureBytes, connectionsMax: config.wsConnectionsMax });
+  privateStream.mount(app);
+  const ownStream = privateStream;
+  durableFeeds.push((batch) => ownStream.onDurable(batch));
   const instances = shellModules.map((module) => module.create(context));
   for (const instance of instances) {
     const onDurable = instance.onDurable;
@@ -135,10 +145,10 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   const streams = instances.flatMap((instance) => instance.streams ?? []);
   for (const moduleStream of streams) moduleStream.mount(app);
   moduleStreams = streams;
-  const table = buildRouteTable(instances, { env: config.env, streamPatterns: [exchangeStreamPath, ...streams.map((moduleStream) => moduleStream.path)] });
+  const table = buildRouteTable(instances, { env: config.env, streamPatterns: [exchangeStreamPath, privateStreamPath, ...streams.map((moduleStream) => moduleStream.path)] });
   // The MCP endpoint: uWS matches the exact path /mcp/v1 before the table's wildcard (/mcp/v1/register stays a route).
   const mcp = McpService.mount(app, table, config.env, config.bodyBytesMax, clock, log);
-  table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator: new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey, new SignatureGuard(auth.signatureWindowMs, clock)), log });
+  table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator, log });
   amm.start();
   timers.start();
   for (const instance of instances) await instance.start?.(table);
@@ -157,6 +167,8 @@ export async function startServer(config: Config, log: Log, clock: () => number 
         uWS.us_listen_socket_close(listenSocket);
         await mcp.close();
         stream.closeAll();
+        // Before the sequencer closes: connections with cancel_on_disconnect journal their cancels.
+        ownStream.closeAll();
         for (const moduleStream of streams) moduleStream.closeAll();
         for (const instance of instances) await instance.stop?.();
         await amm.close();

@@ -222,6 +222,14 @@ export class Engine extends EngineState implements DomainPort {
     return cancelById(this, userId, mode, orderId, '', CancelReason.user);
   }
 
+  /** Every live order of a client's account, cancelled as its own cancel-all would (port.ts). */
+  cancelClientOrders(userId: number, mode: Mode): number {
+    if (isDomainUserId(userId) || (mode !== 0 && mode !== 1)) return 0;
+    const count = openOrderCount(this, userId, mode);
+    if (count > 0) cancelAll(this, { kind: CommandKind.cancelAll, seq: 0, ts: 0, userId, mode, pairId: 0 });
+    return count;
+  }
+
   /** What an immediate-or-cancel sell would fill and raise now (a query; matching/estimate.ts). */
   estimateSell(userId: number, mode: Mode, pairId: number, lots: number, limitPriceTicks: number): SellEstimate {
     return estimateSell(this, userId, mode, pairId, lots, limitPriceTicks);

@@ -13,7 +13,8 @@
  * - Orders: `placeGroupOrder` places an order through the client's own path (holds, matching, fees,
  *   events) on behalf of a parent the domain names; `nextOrderId()` is the id it must carry.
  *   `cancelGroupOrder` cancels a resting order a domain placed for one of its own accounts (a vault's
- *   quotes), through the client's cancel path. `estimateSell` tells, without changing anything, what an
+ *   quotes), through the client's cancel path; `cancelClientOrders` cancels all of a client's orders
+ *   (the dead-man's switch the client armed). `estimateSell` tells, without changing anything, what an
  *   immediate-or-cancel sell would fill and raise against the book as it is now, so that a domain can
  *   decide before it trades (a withdrawal that selling could not pay is refused without a sell).
  * - Timers: a module says when its next timer is due (`DomainModule.nextTimerMs`); the runtime journals a
@@ -78,6 +79,13 @@ export interface DomainPort {
    * not that account's; INVALID_USER for a client's account, which only its owner may cancel.
    */
   cancelGroupOrder(userId: number, mode: Mode, orderId: number): ResultCode;
+  /**
+   * Cancels every live order (resting or untriggered stop) of a client's account (user, mode), on every
+   * pair, exactly as the client's own cancel-all (OrderCancelled, reason cancel_all): for a dead-man's
+   * switch the client armed. Returns how many were cancelled; 0 for an account with none, or for a
+   * domain's own account, whose orders only their domain cancels. Not inside an `onTrade` listener.
+   */
+  cancelClientOrders(userId: number, mode: Mode): number;
   /**
    * What an immediate-or-cancel limit sell of `lots` at `limitPriceTicks` by (user, mode) on `pairId` would
    * fill now and credit (notional less the account's taker fee), against the same liquidity the order would

@@ -26,6 +26,7 @@ import { moversDomain } from './movers/index.ts';
 import { rewardsDomain } from './rewards/index.ts';
 import { vaultsDomain } from './vaults/index.ts';
 import { incentivesDomain } from './incentives/index.ts';
+import { cancelSwitchDomain } from './cancel-switch/index.ts';
 
 export const domainRegistry: DomainCodecs = new DomainRegistry([
   pricesDomain,
@@ -39,6 +40,7 @@ export const domainRegistry: DomainCodecs = new DomainRegistry([
   moversDomain,
   rewardsDomain,
   incentivesDomain,
+  cancelSwitchDomain,
 ]);
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The AsyncAPI 3.0 document of the WebSocket streams (GET /asyncapi.json). The server passes the uWS
  * patterns it mounts (`/ws/markets/:market_id/orderbook/:asset`); each is described from `streamCatalogue`,
- * written from the stream's code (shell/ws/exchange-stream.ts, shell/markets/stream.ts, shell/arena/stream.ts,
+ * written from the stream's code (shell/ws/exchange-stream.ts, shell/ws/private-stream.ts, shell/markets/stream.ts, shell/arena/stream.ts,
  * shell/vaults/stream.ts, shell/incentives/stream.ts). A mounted pattern the catalogue does not know still
  * appears, marked `x-undescribed`, and the discovery test fails on it: a new stream must be described here.
  *
@@ -192,6 +192,111 @@ export const streamCatalogue: Readonly<Record<string, StreamSpec>> = {
           change_24h: nullableString('24-hour change'),
           timestamp,
         }),
+      },
+    },
+  },
+  '/ws/exchange/private': {
+    id: 'exchange_private',
+    title: 'Private user stream',
+    description:
+      'The caller\'s own orders, fills and balances, per mode, from durable batches only. The subscribe frame carries the credential: api_key (read permission; trade with cancel_on_disconnect) or token (a bearer access token). ' +
+      'The answer is subscribed, then an account_snapshot (open orders and every balance) stamped with the topic\'s current seq, then order_update, fill and balance_update messages seq + 1, ... ' +
+      'A connection belongs to the first user it authenticates. With cancel_on_disconnect true, closing the connection journals a cancel-all of every pair of that mode. ' +
+      'Balances are read at clean points (no undurable command in flight), so under load they may lag, never lead, the journal.',
+    channels: ['account'],
+    subscribeFields: {
+      api_key: string('an API key with the read permission (trade when cancel_on_disconnect)'),
+      token: string('a bearer access token, instead of api_key'),
+      mode: oneOf(['live', 'paper'], 'the account\'s mode; live when absent'),
+      cancel_on_disconnect: { type: 'boolean', description: 'cancel every open order of this mode when this connection closes; default false' },
+    },
+    echoFields: { mode: oneOf(['live', 'paper']), cancel_on_disconnect: { type: 'boolean' } },
+    messages: {
+      account_snapshot: {
+        summary: 'at subscription: every open order and every balance of the mode, seq = the topic\'s current',
+        payload: object({
+          type: constant('account_snapshot'),
+          channel: constant('account'),
+          mode: oneOf(['live', 'paper']),
+          user_id: integer('the authenticated user'),
+          orders: array(
+            object({
+              order_id: string(),
+              client_order_id: nullableString('the client\'s id'),
+              symbol: string(),
+              pair: string('BASE/QUOTE'),
+              side: oneOf(['buy', 'sell']),
+              order_type: oneOf(['limit', 'market', 'stop_limit', 'stop_market']),
+              time_in_force: oneOf(['GTC', 'IOC', 'FOK']),
+              price: nullableString('limit price; null for market kinds'),
+              stop_price: nullableString('trigger price of stops'),
+              quantity: string(),
+              filled_quantity: string(),
+              remaining_quantity: string(),
+              average_price: nullableString('average fill price'),
+              status: oneOf(['pending', 'open', 'partially_filled']),
+            }),
+          ),
+          balances: array(object({ asset: string(), available: string(), held: string(), total: string() })),
+          seq,
+        }),
+      },
+      order_update: {
+        summary: 'one of the caller\'s orders changed: accepted, partially_filled, filled, cancelled, expired, amended or triggered',
+        payload: object(
+          {
+            type: constant('order_update'),
+            channel: constant('account'),
+            mode: oneOf(['live', 'paper']),
+            event: oneOf(['accepted', 'partially_filled', 'filled', 'cancelled', 'expired', 'amended', 'triggered']),
+            order_id: string(),
+            client_order_id: nullableString('the client\'s id'),
+            symbol: string(),
+            pair: string('BASE/QUOTE'),
+            side: oneOf(['buy', 'sell']),
+            order_type: oneOf(['limit', 'market', 'stop_limit', 'stop_market']),
+            price: nullableString('limit price; null for market kinds'),
+            quantity: string(),
+            filled_quantity: string(),
+            remaining_quantity: string(),
+            average_price: nullableString('average fill price'),
+            status: oneOf(['pending', 'open', 'partially_filled', 'filled', 'cancelled', 'expired']),
+            timestamp,
+            seq,
+          },
+          undefined,
+          {
+            time_in_force: oneOf(['GTC', 'IOC', 'FOK'], 'accepted only'),
+            stop_price: nullableString('accepted only'),
+            reason: string('cancelled: user, cancel_all or self_trade; expired: ioc, fok or market'),
+            priority_kept: { type: 'boolean', description: 'amended only' },
+          },
+        ),
+      },
+      fill: {
+        summary: 'one fill of the caller\'s order, with its fee (quote asset) and liquidity flag; the order_update it caused follows',
+        payload: object({
+          type: constant('fill'),
+          channel: constant('account'),
+          mode: oneOf(['live', 'paper']),
+          trade_id: string(),
+          order_id: string(),
+          client_order_id: nullableString('the client\'s id'),
+          symbol: string(),
+          pair: string('BASE/QUOTE'),
+          side: oneOf(['buy', 'sell'], 'the caller\'s side'),
+          price: string(),
+          quantity: string(),
+          fee: string('in fee_asset'),
+          fee_asset: string(),
+          liquidity: oneOf(['maker', 'taker']),
+          timestamp,
+          seq,
+        }),
+      },
+      balance_update: {
+        summary: 'one asset\'s balance after a durable batch that moved it (read at a clean point)',
+        payload: object({ type: constant('balance_update'), channel: constant('account'), mode: oneOf(['live', 'paper']), asset: string(), available: string(), held: string(), total: string(), seq }),
       },
     },
   },
@@ -386,7 +491,7 @@ export function asyncApiDocument(options: AsyncApiOptions): Record<string, unkno
     operations[`${spec.id}ClientFrames`] = {
       action: 'receive',
       channel: { $ref: `#/channels/${spec.id}` },
-      // The streams are public: no credential is asked at the upgrade.
+      // No credential is asked at the upgrade: the private stream takes its credential in the subscribe frame.
       security: [],
       summary: `Frames a client sends on ${streamAddress(pattern)}`,
       messages: Object.keys(client).map(ref),

@@ -304,6 +304,11 @@ const visits: Record<string, Visit> = {
     await t.ok('POST', '/api/v1/exchange/eth/orders', { side: 'buy', order_type: 'limit', quantity: '0.1', price: '2000' }, t.alice.key);
     return t.call('DELETE', '/api/v1/exchange/orders', undefined, t.alice.key);
   },
+  tp_clob_cancel_all_after: async (t) => {
+    // Armed, then disarmed, so the switch cannot fire on the tour's later orders.
+    await t.ok('POST', '/api/v1/exchange/cancel-all-after', { timeout_ms: 60_000 }, t.alice.key);
+    return t.call('POST', '/api/v1/exchange/cancel-all-after', { timeout_ms: 0 }, t.alice.key);
+  },
   tp_clob_place_twap: async (t) => {
     const answer = await t.call('POST', '/api/v1/exchange/eth/twap', { side: 'buy', quantity: '0.4', duration_seconds: 40, interval_seconds: 10 }, t.bob.key);
     return keep(t, answer, 'twap', answer.json['twap_id']);

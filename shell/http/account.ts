@@ -31,7 +31,8 @@ const portfolioSchema = closed({
  * One asset's balance of an account: an account that does not exist yet has nothing, except a paper
  * account, which shows what it will open with.
  */
-function balanceRow(context: ShellContext, ledger: Ledger, account: number, mode: number, asset: Asset): Record<string, string> {
+/** One asset's balance of an account as the balance routes and the private stream show it (a paper account not yet opened shows its starting balances). */
+export function balanceRow(context: ShellContext, ledger: Ledger, account: number, mode: number, asset: Asset): Record<string, string> {
   const unopened = mode === 1 ? paperStartingAtoms(context, asset) : 0;
   const available = account === noAccount ? unopened : ledger.availableAtoms(account, asset.index);
   const held = account === noAccount ? 0 : ledger.heldAtoms(account, asset.index);

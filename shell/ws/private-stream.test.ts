@@ -1,0 +1,386 @@
+/**
+ * The private user stream against the real server with `ws` clients: the snapshot, then order updates
+ * (accepted, partially filled, filled, cancelled) with client order ids and remaining quantities, fills with
+ * fee and liquidity, and balance updates, in one gapless seq; recovery after a reconnect; credential
+ * refusals; and cancel on disconnect, journaled (the orders stay gone after a restart).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { decode, encode } from '@msgpack/msgpack';
+import { loadConfig } from '../config.ts';
+import { silentLog } from '../log.ts';
+import { startServer, type RunningServer } from '../server.ts';
+import { call } from '../http/test-client.ts';
+import { CommandKind, type Command } from '../../engine/core/commands.ts';
+import AjvModule from 'ajv';
+import { streamCatalogue } from '../discovery/asyncapi.ts';
+
+// The CommonJS default export, as the AsyncAPI test takes it.
+const Ajv = AjvModule as unknown as typeof AjvModule.default;
+
+// Messages are checked field by field.
+type Message = Record<string, any>;
+
+class StreamClient {
+  readonly messages: Message[] = [];
+  readonly socket: WebSocket;
+
+  constructor(server: RunningServer, path = '/ws/exchange/private', readonly binary = false) {
+    this.socket = new WebSocket(`ws://127.0.0.1:${server.port}${path}`);
+    this.socket.on('message', (data: Buffer, isBinary: boolean) => {
+      this.messages.push((isBinary ? decode(data) : JSON.parse(data.toString('utf8'))) as Message);
+    });
+  }
+
+  async open(): Promise<void> {
+    if (this.socket.readyState === WebSocket.OPEN) return;
+    await new Promise<void>((resolve, reject) => {
+      this.socket.once('open', () => resolve());
+      this.socket.once('error', reject);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.socket.readyState === WebSocket.CLOSED) return;
+    await new Promise<void>((resolve) => {
+      this.socket.once('close', () => resolve());
+      this.socket.close();
+    });
+  }
+
+  send(message: unknown): void {
+    this.socket.send(this.binary ? encode(message) : JSON.stringify(message));
+  }
+
+  of(type: string): Message[] {
+    return this.messages.filter((message) => message['type'] === type);
+  }
+}
+
+async function until(what: string, condition: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+interface Trader {
+  readonly userId: number;
+  readonly key: string;
+  readonly token: string;
+  readonly headers: Record<string, string>;
+}
+
+async function trader(server: RunningServer, name: string): Promise<Trader> {
+  const registered = await call(server, 'POST', '/auth/register', { email: `${name}@example.com`, password: 'correct horse', username: name });
+  const token = registered.json['access_token'] as string;
+  const key = await call(server, 'POST', '/api/v1/api-keys', { key_name: 'bot' }, { authorization: `Bearer ${token}` });
+  for (const [asset, amount] of [['USDC', '100000'], ['ETH', '100']]) {
+    await call(server, 'POST', '/admin/v1/credit', { user_id: registered.json['user_id'], asset, amount }, { 'x-api-key': 'admin' });
+  }
+  const apiKey = key.json['api_key'] as string;
+  return { userId: registered.json['user_id'] as number, key: apiKey, token, headers: { 'x-api-key': apiKey } };
+}
+
+async function place(server: RunningServer, who: Trader, body: Record<string, unknown>): Promise<string> {
+  const response = await call(server, 'POST', '/api/v1/exchange/eth/orders', { order_type: 'limit', ...body }, who.headers);
+  assert.equal(response.status, 201, JSON.stringify(response.json));
+  return response.json['order_id'] as string;
+}
+
+/** Every private message matches the payload the AsyncAPI document declares for its type. */
+function checkDeclared(messages: readonly Message[]): void {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  const declared = streamCatalogue['/ws/exchange/private']!.messages;
+  for (const message of messages) {
+    const spec = declared[message['type'] as string];
+    if (spec === undefined) continue;
+    const validate = ajv.compile(spec.payload);
+    assert.ok(validate(message), `${String(message['type'])}: ${ajv.errorsText(validate.errors)}`);
+  }
+}
+
+/** The private messages after the snapshot, checked to run seq + 1, seq + 2, ... from it. */
+function deltas(client: StreamClient, mode = 'live'): Message[] {
+  const own = client.messages.filter((message) => message['seq'] !== undefined && message['mode'] === mode);
+  assert.equal(own[0]?.['type'], 'account_snapshot', 'the snapshot comes first');
+  own.forEach((message, index) => assert.equal(message['seq'], own[0]!['seq'] + index, `no gap at ${JSON.stringify(message)}`));
+  return own.slice(1);
+}
+
+function config(dataDir: string) {
+  return loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' });
+}
+
+test('the private stream reports own orders, fills with fee and liquidity, and balances, in one gapless seq; a reconnect gets a snapshot', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'private-stream-'));
+  const server = await startServer(config(dataDir), silentLog);
+  const clients: StreamClient[] = [];
+  try {
+    const alice = await trader(server, 'alice');
+    const bob = await trader(server, 'bob');
+    const stream = new StreamClient(server);
+    clients.push(stream);
+    await stream.open();
+    stream.send({ action: 'subscribe', channel: 'account', api_key: alice.key });
+    await until('the snapshot', () => stream.of('account_snapshot').length === 1);
+    const [subscribed, snapshot] = stream.messages;
+    assert.deepEqual(subscribed, { type: 'subscribed', channel: 'account', mode: 'live', cancel_on_disconnect: false });
+    assert.equal(snapshot!['user_id'], alice.userId);
+    assert.deepEqual(snapshot!['orders'], []);
+    const usdc = (snapshot!['balances'] as Message[]).find((row) => row['asset'] === 'USDC');
+    assert.equal(Number(usdc!['available']), 100000);
+
+    // Alice rests a buy; Bob sells into half of it, then the rest; Alice rests another buy and cancels it.
+    const buy = await place(server, alice, { side: 'buy', quantity: '1', price: '3000', client_order_id: 'mm-1' });
+    await place(server, bob, { side: 'sell', quantity: '0.4', price: '3000' });
+    await place(server, bob, { side: 'sell', quantity: '0.6', price: '3000' });
+    const second = await place(server, alice, { side: 'buy', quantity: '0.5', price: '2900' });
+    const cancelled = await call(server, 'DELETE', `/api/v1/exchange/eth/orders/${second}`, undefined, alice.headers);
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.json));
+    await until('the cancel', () => stream.of('order_update').some((message) => message['event'] === 'cancelled'));
+
+    const messages = deltas(stream);
+    const updates = messages.filter((message) => message['type'] === 'order_update');
+    assert.deepEqual(
+      updates.map((message) => [message['order_id'], message['event'], message['status'], message['remaining_quantity'], message['client_order_id']]),
+      [
+        [buy, 'accepted', 'open', '1.0000', 'mm-1'],
+        [buy, 'partially_filled', 'partially_filled', '0.6000', 'mm-1'],
+        [buy, 'filled', 'filled', '0.0000', 'mm-1'],
+        [second, 'accepted', 'open', '0.5000', null],
+        [second, 'cancelled', 'cancelled', '0.5000', null],
+      ],
+      'order updates in order',
+    );
+    assert.equal(updates[4]!['reason'], 'user');
+    const fills = messages.filter((message) => message['type'] === 'fill');
+    assert.equal(fills.length, 2);
+    for (const fill of fills) {
+      assert.equal(fill['order_id'], buy);
+      assert.equal(fill['client_order_id'], 'mm-1');
+      assert.equal(fill['liquidity'], 'maker', 'the resting order made the liquidity');
+      assert.equal(fill['side'], 'buy');
+      assert.equal(fill['fee_asset'], 'USDC');
+      assert.match(fill['fee'], /^\d+(\.\d+)?$/);
+    }
+    assert.deepEqual(fills.map((fill) => Number(fill['quantity'])), [0.4, 0.6]);
+    // Every balance update agrees with the balance route once the stream has settled.
+    const balances = messages.filter((message) => message['type'] === 'balance_update');
+    assert.ok(balances.some((message) => message['asset'] === 'ETH') && balances.some((message) => message['asset'] === 'USDC'), 'both assets of the pair moved');
+    const route = await call(server, 'GET', '/api/v1/account/me/balances', undefined, alice.headers);
+    const lastOf = (asset: string) => balances.filter((message) => message['asset'] === asset).at(-1)!;
+    for (const row of route.json['balances'] as Message[]) {
+      if (row['asset'] !== 'ETH' && row['asset'] !== 'USDC') continue;
+      const { available, held, total } = lastOf(row['asset']);
+      assert.deepEqual({ available, held, total }, { available: row['available'], held: row['held'], total: row['total'] }, row['asset']);
+    }
+    assert.equal(Number(lastOf('ETH')['available']), 101, 'one ETH bought');
+
+    // A taker's fill is flagged taker: Bob's stream sees his sell against Alice's resting order.
+    const bobStream = new StreamClient(server, '/ws/exchange/private?encoding=msgpack', true);
+    clients.push(bobStream);
+    await bobStream.open();
+    bobStream.send({ action: 'subscribe', channel: 'account', token: bob.token });
+    await until('bob snapshot', () => bobStream.of('account_snapshot').length === 1);
+
+    // Reconnect: a fresh snapshot lists the open order, stamped with the topic's seq; deltas continue from it.
+    await stream.close();
+    const resting = await place(server, alice, { side: 'buy', quantity: '2', price: '2950', client_order_id: 'mm-2' });
+    const again = new StreamClient(server);
+    clients.push(again);
+    await again.open();
+    again.send({ action: 'subscribe', channel: 'account', api_key: alice.key });
+    await until('the new snapshot', () => again.of('account_snapshot').length === 1);
+    const fresh = again.of('account_snapshot')[0]!;
+    // Messages are made only while someone watches the account, so the seq went on where it stopped.
+    assert.equal(fresh['seq'], messages.at(-1)!['seq'], 'the topic\'s seq never restarts');
+    assert.deepEqual(
+      (fresh['orders'] as Message[]).map((order) => [order['order_id'], order['client_order_id'], order['remaining_quantity'], order['status']]),
+      [[resting, 'mm-2', '2.0000', 'open']],
+    );
+    await place(server, bob, { side: 'sell', quantity: '0.5', price: '2950' });
+    await until('the fill after reconnect', () => again.of('fill').length === 1 && bobStream.of('fill').length === 1);
+    const after = deltas(again);
+    assert.equal(after[0]!['type'], 'fill');
+    assert.equal(after[0]!['seq'], fresh['seq'] + 1);
+    assert.equal(after[1]!['remaining_quantity'], '1.5000');
+    const takerFill = bobStream.of('fill')[0]!;
+    assert.equal(takerFill['liquidity'], 'taker');
+    assert.equal(takerFill['side'], 'sell');
+    assert.ok(Number(takerFill['fee']) > 0, 'the taker pays a fee');
+    assert.deepEqual(bobStream.of('order_update').map((message) => message['event']), ['accepted', 'filled']);
+    for (const client of [stream, bobStream, again]) checkDeclared(client.messages);
+    assert.ok(['account_snapshot', 'order_update', 'fill', 'balance_update'].every((type) => again.of(type).length > 0), 'every kind of message was checked');
+  } finally {
+    for (const client of clients) client.socket.close();
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a subscriber that joins mid-burst rebuilds its open orders and balances from snapshot + deltas, equal to the routes', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'private-stream-'));
+  const server = await startServer(config(dataDir), silentLog);
+  const late = new StreamClient(server);
+  try {
+    const alice = await trader(server, 'alice');
+    const bob = await trader(server, 'bob');
+    await late.open();
+    // Orders of both users, some crossing, sent without waiting, with the subscribe in the middle, while
+    // deposits of Bob's are journaled on every turn of the loop: commands are in flight when the subscribe
+    // arrives, so its snapshot waits for a clean point and must still agree with the deltas after it.
+    const usdc = server.context.markets.assetBySymbol('USDC')!;
+    let pressing = true;
+    const press = (): void => {
+      if (!pressing) return;
+      const deposit: Command = { kind: CommandKind.deposit, seq: 0, ts: 0, userId: bob.userId, mode: 0, assetId: usdc.id, amountAtoms: 1 };
+      server.context.durable.enqueue(deposit, () => {});
+      setImmediate(press);
+    };
+    press();
+    const requests: Array<Promise<unknown>> = [];
+    for (let index = 0; index < 60; index++) {
+      const buy = index % 2 === 0;
+      const price = (3000 + (buy ? -1 : 1) * (index % 7) * 0.5 + (index % 5 === 0 ? (buy ? 2 : -2) : 0)).toFixed(2);
+      const who = index % 3 === 0 ? bob : alice;
+      const placed = call(server, 'POST', '/api/v1/exchange/eth/orders', { side: buy ? 'buy' : 'sell', order_type: 'limit', quantity: (0.1 + (index % 4) * 0.05).toFixed(2), price }, who.headers);
+      // Subscribing as the tenth answer arrives, while later orders are being journaled.
+      if (index === 10) void placed.then(() => late.send({ action: 'subscribe', channel: 'account', api_key: alice.key }));
+      requests.push(placed);
+    }
+    await Promise.all(requests);
+    pressing = false;
+    const route = await call(server, 'GET', '/api/v1/exchange/eth/orders/open', undefined, alice.headers);
+    const expected = new Map((route.json['orders'] as Message[]).map((order) => [order['order_id'] as string, order['filled_quantity'] as string]));
+    const balances = await call(server, 'GET', '/api/v1/account/me/balances', undefined, alice.headers);
+    // Every batch is durable before its answers, so once the answers are in, the stream has sent everything.
+    await until('the snapshot', () => late.of('account_snapshot').length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const snapshot = late.of('account_snapshot')[0]!;
+    const open = new Map((snapshot['orders'] as Message[]).map((order) => [order['order_id'] as string, order['filled_quantity'] as string]));
+    const held = new Map((snapshot['balances'] as Message[]).map((row) => [row['asset'] as string, row]));
+    for (const message of deltas(late)) {
+      if (message['type'] === 'balance_update') held.set(message['asset'], message);
+      if (message['type'] !== 'order_update') continue;
+      if (['filled', 'cancelled', 'expired'].includes(message['event'])) open.delete(message['order_id']);
+      else open.set(message['order_id'], message['filled_quantity']);
+    }
+    assert.deepEqual([...open].sort(), [...expected].sort(), 'open orders rebuilt from the stream');
+    for (const row of balances.json['balances'] as Message[]) {
+      const streamed = held.get(row['asset'])!;
+      assert.deepEqual([streamed['available'], streamed['held']], [row['available'], row['held']], row['asset']);
+    }
+    checkDeclared(late.messages);
+  } finally {
+    late.socket.close();
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('the private stream refuses bad frames and credentials, and keeps a connection to its first user', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'private-stream-'));
+  const server = await startServer(config(dataDir), silentLog);
+  const client = new StreamClient(server);
+  try {
+    const alice = await trader(server, 'alice');
+    const bob = await trader(server, 'bob');
+    const readOnly = await call(server, 'POST', '/api/v1/api-keys', { key_name: 'watch', permissions: ['read'] }, { authorization: `Bearer ${alice.token}` });
+    await client.open();
+    const frames: unknown[] = [
+      { action: 'subscribe', channel: 'account' },
+      { action: 'subscribe', channel: 'account', api_key: 'nope' },
+      { action: 'subscribe', channel: 'account', token: 'not-a-token' },
+      { action: 'subscribe', channel: 'account', api_key: readOnly.json['api_key'], cancel_on_disconnect: true },
+      { action: 'subscribe', channel: 'orders', api_key: alice.key },
+      { action: 'subscribe', channel: 'account', api_key: alice.key, mode: 'demo' },
+      { action: 'subscribe', channel: 'account', api_key: alice.key, cancel_on_disconnect: 'yes' },
+      { action: 'dance' },
+    ];
+    for (const frame of frames) client.send(frame);
+    client.socket.send('{not json');
+    await until('every refusal', () => client.of('error').length === frames.length + 1);
+    assert.deepEqual(
+      // The bearer check answers after the synchronous refusals, so the codes are compared as a set.
+      client.of('error').map((message) => message['error']['code']).sort(),
+      ['UNAUTHENTICATED', 'INVALID_API_KEY', 'VALIDATION_FAILED', 'VALIDATION_FAILED', 'VALIDATION_FAILED', 'VALIDATION_FAILED', 'MALFORMED_JSON', 'INVALID_TOKEN', 'PERMISSION_DENIED'].sort(),
+    );
+    assert.equal(client.of('account_snapshot').length, 0, 'nothing private before a credential is accepted');
+
+    // The read-only key may watch; the connection then belongs to Alice and refuses Bob's key.
+    client.send({ action: 'subscribe', channel: 'account', api_key: readOnly.json['api_key'] });
+    await until('the snapshot', () => client.of('account_snapshot').length === 1);
+    client.send({ action: 'subscribe', channel: 'account', api_key: bob.key, mode: 'paper' });
+    await until('the refusal', () => client.of('error').length === frames.length + 2);
+    assert.equal(client.of('error').at(-1)!['error']['code'], 'PERMISSION_DENIED');
+    client.send({ action: 'ping' });
+    client.send({ action: 'unsubscribe', channel: 'account' });
+    await until('pong and unsubscribed', () => client.of('pong').length === 1 && client.of('unsubscribed').length === 1);
+    await place(server, alice, { side: 'buy', quantity: '0.1', price: '2000' });
+    const probe = new StreamClient(server);
+    await probe.open();
+    probe.send({ action: 'subscribe', channel: 'account', api_key: alice.key });
+    await until('the probe snapshot', () => probe.of('account_snapshot').length === 1);
+    probe.socket.close();
+    assert.equal(client.of('order_update').length, 0, 'an unsubscribed connection gets nothing');
+  } finally {
+    client.socket.close();
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('cancel on disconnect: closing the connection journals a cancel of every open order of its mode; other modes and connections stay', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'private-stream-'));
+  let server = await startServer(config(dataDir), silentLog);
+  try {
+    const alice = await trader(server, 'alice');
+    const guarded = new StreamClient(server);
+    await guarded.open();
+    guarded.send({ action: 'subscribe', channel: 'account', api_key: alice.key, cancel_on_disconnect: true });
+    await until('subscribed', () => guarded.of('account_snapshot').length === 1);
+    assert.equal(guarded.of('subscribed')[0]!['cancel_on_disconnect'], true);
+    await place(server, alice, { side: 'buy', quantity: '1', price: '2500' });
+    await place(server, alice, { side: 'sell', quantity: '1', price: '3500' });
+    await place(server, alice, { side: 'buy', quantity: '1', price: '2500', mode: 'paper' });
+    const open = async (mode: string) => (await call(server, 'GET', `/api/v1/exchange/eth/orders/open?mode=${mode}`, undefined, alice.headers)).json['orders'] as Message[];
+    assert.equal((await open('live')).length, 2);
+
+    // A watcher without the flag sees the cancels arrive when the guarded connection closes.
+    const watcher = new StreamClient(server);
+    await watcher.open();
+    watcher.send({ action: 'subscribe', channel: 'account', api_key: alice.key });
+    await until('watcher snapshot', () => watcher.of('account_snapshot').length === 1);
+    await guarded.close();
+    await until('the cancels', () => watcher.of('order_update').filter((message) => message['event'] === 'cancelled').length === 2);
+    assert.deepEqual(
+      watcher.of('order_update').map((message) => message['reason']),
+      ['cancel_all', 'cancel_all'],
+    );
+    assert.equal((await open('live')).length, 0);
+    assert.equal((await open('paper')).length, 1, 'paper orders were not in the guarded mode');
+
+    // A server shutdown closes the connections too: a guarded connection still open journals its cancel
+    // before the journal closes, and after the restart the live orders are gone (the first cancel too).
+    watcher.socket.close();
+    await place(server, alice, { side: 'buy', quantity: '1', price: '2400' });
+    const open2 = new StreamClient(server);
+    await open2.open();
+    open2.send({ action: 'subscribe', channel: 'account', api_key: alice.key, cancel_on_disconnect: true });
+    await until('subscribed again', () => open2.of('account_snapshot').length === 1);
+    assert.equal((open2.of('account_snapshot')[0]!['orders'] as Message[]).length, 1);
+    await server.close();
+    server = await startServer(config(dataDir), silentLog);
+    assert.equal((await open('live')).length, 0);
+    assert.equal((await open('paper')).length, 1);
+  } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
