@@ -309,7 +309,7 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
       rateLimit: 'none',
       tags,
       errors: pairNotFound,
-      summary: 'The hybrid book: resting orders and AMM depth from four chains merged, one row per price and source (clob or the pool), best first',
+      summary: 'The hybrid book: resting orders and AMM depth from four chains merged, one row per price and source (clob or the pool), best first, depth crossing between pools netted out (never crossed)',
       query: depthQuery(),
       response: hybridBookSchema,
       handler: (request) => ({ body: hybrid(pairOf(context, request.params['symbol']), depthOf(request.query)) }),

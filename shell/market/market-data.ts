@@ -16,6 +16,7 @@ import { EventKind, type EngineEvent } from '../../engine/core/events.ts';
 import { noPrice, type BookLevel } from '../../engine/core/book/book.ts';
 import { formatPrice, formatQuantity, type Markets, type Pair } from '../../engine/core/units.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
+import { venuesPerPairMax } from '../../engine/core/limits.ts';
 import { SideLevels } from './levels.ts';
 import type { VenueDirectory } from './venue-directory.ts';
 
@@ -100,8 +101,8 @@ export interface HybridQuote {
   sources: Array<{ source: string; chain: string | null; quantity: string }>;
 }
 
-/** Rows read per side for the hybrid top: sources at the best price (the book and every pool) fit. */
-const hybridTopRowsMax = 64;
+/** Rows read per side for the hybrid top: every source one price can have (the book and each pool). */
+const hybridTopRowsMax = venuesPerPairMax + 1;
 
 /**
  * Nets crossing depth out of raw hybrid rows (best first, matching order): while the head bid is at or
