@@ -36,7 +36,7 @@ test('the shell serves the route table with the API error shapes', async () => {
     assert.match((time.json as { server_time: string }).server_time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
     const bbo = await call(server, 'GET', '/api/v1/exchange/Eth/bbo');
-    assert.deepEqual(bbo.json, { symbol: 'ETH', pair: 'ETH/USDC', best_bid: null, best_ask: null, spread: null });
+    assert.deepEqual(bbo.json, { symbol: 'ETH', pair: 'ETH/USDC', best_bid: null, best_ask: null, spread: null, clob_best_bid: null, clob_best_ask: null, clob_spread: null });
 
     assert.deepEqual([(await call(server, 'GET', '/api/v1/exchange/xyz/bbo')).status], [404]);
     const notFound = await call(server, 'GET', '/nowhere');

@@ -114,8 +114,8 @@ test('GET /asyncapi.json describes every mounted stream, and the streams send wh
         assert.ok(validate(message), `${address} ${String(message['type'])}: ${ajv.errorsText(validate.errors)}`);
       }
     };
-    const exchange = await firstMessages(server.port, '/ws/exchange/BTC', [{ action: 'subscribe', channel: 'orderbook' }, { action: 'ping' }, { action: 'subscribe', channel: 'nope' }], 4);
-    assert.deepEqual(exchange.map((message) => message['type']), ['subscribed', 'orderbook_update', 'pong', 'error']);
+    const exchange = await firstMessages(server.port, '/ws/exchange/BTC', [{ action: 'subscribe', channel: 'orderbook' }, { action: 'subscribe', channel: 'hybrid_bbo' }, { action: 'ping' }, { action: 'subscribe', channel: 'nope' }], 6);
+    assert.deepEqual(exchange.map((message) => message['type']), ['subscribed', 'orderbook_update', 'subscribed', 'hybrid_bbo', 'pong', 'error']);
     check('/ws/exchange/{symbol}', exchange);
     // The arena opens subscribed to seven topics, four of which have a snapshot once it is seeded.
     const arena = await firstMessages(server.port, '/ws/arena', [], 11);

@@ -54,6 +54,19 @@ interface StreamSpec {
 
 const exchangeTop = { best_bid: nullableString('best bid price'), best_ask: nullableString('best ask price'), spread: nullableString('best ask minus best bid') };
 
+/** The hybrid top of one side (shell/market/market-data.ts, MarketData.hybridTop); null when the side is empty. */
+const hybridQuote = (side: string): Schema => ({
+  type: ['object', 'null'],
+  required: ['price', 'quantity', 'source', 'chain', 'sources'],
+  properties: {
+    price: string(`the best ${side} a taker gets, order book and pools together`),
+    quantity: string('base quantity at that price, every source together'),
+    source: string('`clob` for the order book, else the pool\'s name: the first source a taker meets at that price'),
+    chain: nullableString('that source\'s chain; null for the order book'),
+    sources: array(object({ source: string(), chain: nullableString('null for the order book'), quantity: string() }), 'every source at that price, in matching order'),
+  },
+});
+
 const marketsHead = { market_id: integer('the market\'s id'), contract_address: string('the market\'s address') };
 const marketsMessages: Record<string, MessageSpec> = {
   orderbook_snapshot: {
@@ -124,9 +137,9 @@ export const streamCatalogue: Readonly<Record<string, StreamSpec>> = {
     id: 'exchange',
     title: 'Exchange pair stream',
     description:
-      'One trading pair of the exchange. Nothing is sent unasked: subscribe to orderbook (a snapshot with up to 5000 levels a side, then one delta per durable batch listing every changed level, quantity "0" removing it), trades, prices and market. Paper books are never published.',
+      'One trading pair of the exchange. Nothing is sent unasked: subscribe to orderbook (a snapshot with up to 5000 levels a side, then one delta per durable batch listing every changed level, quantity "0" removing it), trades, prices, market, and hybrid_bbo (the best price a taker gets on each side across the order book and the AMM pools, netted so it is never crossed: a snapshot, then the full top whenever it changes). Paper books are never published.',
     parameters: { symbol: 'the base token\'s slug, any case (BTC)' },
-    channels: ['orderbook', 'trades', 'prices', 'market'],
+    channels: ['orderbook', 'trades', 'prices', 'market', 'hybrid_bbo'],
     echoFields: { symbol: string() },
     messages: {
       orderbook_update: {
@@ -191,6 +204,22 @@ export const streamCatalogue: Readonly<Record<string, StreamSpec>> = {
           low_24h: nullableString('24-hour low'),
           change_24h: nullableString('24-hour change'),
           timestamp,
+        }),
+      },
+      hybrid_bbo: {
+        summary: 'hybrid_bbo: snapshot true once at subscription (seq = the topic\'s current), then the whole top (snapshot false) seq + 1, ... after each durable batch that changed it',
+        payload: object({
+          type: constant('hybrid_bbo'),
+          channel: constant('hybrid_bbo'),
+          symbol: string(),
+          asset: string(),
+          pair: string('BASE/QUOTE'),
+          seq,
+          snapshot: { type: 'boolean', description: 'true: the message answering the subscribe' },
+          best_bid: hybridQuote('bid'),
+          best_ask: hybridQuote('ask'),
+          spread: nullableString('best ask minus best bid, always positive; null unless both exist'),
+          timestamp: { type: ['string', 'null'], description: 'ISO 8601 UTC of the last batch that changed the pair' },
         }),
       },
     },

@@ -46,7 +46,8 @@ test('place, fill, refuse, cancel and list orders over HTTP', async () => {
     assert.equal((await call(server, 'GET', '/api/v1/clob/book/hybrid')).status, 422, 'pair is required');
     assert.equal((await call(server, 'GET', '/api/v1/clob/book/hybrid?pair=ETH/BTC')).status, 404);
     const bbo = await call(server, 'GET', '/api/v1/exchange/eth/bbo');
-    assert.deepEqual(bbo.json['best_ask'], { price: '3000.10', quantity: '1.5000' });
+    assert.deepEqual(bbo.json['best_ask'], { price: '3000.10', quantity: '1.5000', source: 'clob', chain: null, sources: [{ source: 'clob', chain: null, quantity: '1.5000' }] });
+    assert.deepEqual(bbo.json['clob_best_ask'], { price: '3000.10', quantity: '1.5000' });
 
     const buy = await call(server, 'POST', '/api/v1/exchange/ETH/orders', { side: 'buy', order_type: 'ioc', quantity: 2, price: 3001 }, taker.key);
     assert.equal(buy.status, 201);

@@ -1,9 +1,10 @@
-/** Public exchange reads that need no credential: pairs, server time, best bid and offer. */
+/** Public exchange reads that need no credential: pairs, server time, the hybrid book, best bid and offer. */
 import type { Pair } from '../../engine/core/units.ts';
 import { formatPrice, formatQuantity, formatSteps } from '../../engine/core/units.ts';
 import type { EngineSettings } from '../../engine/core/limits.ts';
 import { ApiError } from './errors.ts';
 import { clobVenueName } from '../market/venue-directory.ts';
+import type { HybridLevel } from '../market/market-data.ts';
 import type { Route } from './route-table.ts';
 import type { ShellContext } from '../context.ts';
 import { Type } from '@sinclair/typebox';
@@ -77,13 +78,29 @@ const venuesSchema = closed({
   total: bandsSchema,
 });
 
-const quoteSchema = nullable(closed({ price: decimalString(), quantity: decimalString('base quantity at that price') }));
+const clobQuoteSchema = nullable(closed({ price: decimalString(), quantity: decimalString('base quantity at that price') }));
+/** The taker's best price of a side across the order book and the AMM pools (MarketData.hybridTop). */
+const hybridQuoteSchema = nullable(
+  closed({
+    price: decimalString('the best price a taker gets on this side, order book and pools together (netted: never crossed)'),
+    quantity: decimalString('base quantity at that price, every source together'),
+    source: Type.String({ description: '`clob` for the order book, else the pool\'s name: the first source a taker meets at that price' }),
+    chain: nullable(Type.String({ description: "that source's chain; null for the order book" })),
+    sources: Type.Array(
+      closed({ source: Type.String(), chain: nullable(Type.String()), quantity: decimalString() }),
+      { description: 'every source at that price, in the order a taker meets them (the order book first, then pools by chain)' },
+    ),
+  }),
+);
 const bboSchema = closed({
   symbol: symbolField,
   pair: pairField,
-  best_bid: quoteSchema,
-  best_ask: quoteSchema,
-  spread: nullable(decimalString('best ask minus best bid; null unless both exist')),
+  best_bid: hybridQuoteSchema,
+  best_ask: hybridQuoteSchema,
+  spread: nullable(decimalString('hybrid best ask minus best bid (always positive); null unless both exist')),
+  clob_best_bid: clobQuoteSchema,
+  clob_best_ask: clobQuoteSchema,
+  clob_spread: nullable(decimalString('order-book best ask minus best bid; null unless both exist')),
 });
 
 /** The bands of GET /venues, in basis points around the mid. */
@@ -130,22 +147,21 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
   const depthOf = (query: Readonly<Record<string, string>>): number => (query['depth'] === undefined ? 50 : Number(query['depth']));
   /**
    * The hybrid book: one row per price and source, best first; at one price the order book (`clob`) comes
-   * first, then the venues by chain and pool, the order a taker meets them in.
+   * first, then the venues by chain and pool, the order a taker meets them in. Crossing depth between
+   * venues is netted out (MarketData.hybridBook), so the best bid is always below the best ask.
    */
-  const hybridSide = (pair: Pair, side: 0 | 1, depth: number) =>
-    context.marketData.hybridDepth(pair, side, depth).map((row) => ({
+  const hybridRows = (pair: Pair, rows: HybridLevel[]) =>
+    rows.map((row) => ({
       price: formatPrice(row.priceTicks, pair),
       quantity: formatQuantity(row.lots, pair),
       source: row.venueId === 0 ? clobVenueName : context.venues.name(row.venueId),
       chain: context.venues.chainName(row.chainId),
       ...(row.venueId === 0 ? { orders: row.orders } : { venue_id: row.venueId }),
     }));
-  const hybrid = (pair: Pair, depth: number) => ({
-    symbol: pair.base.symbol,
-    pair: pair.name,
-    bids: hybridSide(pair, 0, depth),
-    asks: hybridSide(pair, 1, depth),
-  });
+  const hybrid = (pair: Pair, depth: number) => {
+    const book = context.marketData.hybridBook(pair, depth);
+    return { symbol: pair.base.symbol, pair: pair.name, bids: hybridRows(pair, book.bids), asks: hybridRows(pair, book.asks) };
+  };
   /**
    * Liquidity by venue within bands around the hybrid mid: for each band, the base quantity and quote
    * notional of the bids at or above mid × (1 - band) and of the asks at or below mid × (1 + band); summed
@@ -189,8 +205,9 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
     byVenue.set(0, { chainId: 0, sums: empty() });
     for (const venue of context.venues.all) if (venue.pair === pair.name) byVenue.set(venue.id, { chainId: venue.chainId, sums: empty() });
     if (midTicks >= 0) {
+      const book = data.hybridBook(pair, Number.MAX_SAFE_INTEGER);
       for (const side of [0, 1] as const) {
-        for (const row of data.hybridDepth(pair, side, Number.MAX_SAFE_INTEGER)) add(side, row.venueId, row.chainId, row.priceTicks, row.lots);
+        for (const row of side === 0 ? book.bids : book.asks) add(side, row.venueId, row.chainId, row.priceTicks, row.lots);
       }
     }
     const bandsJson = (sums: Sums[]) =>
@@ -292,7 +309,7 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
       rateLimit: 'none',
       tags,
       errors: pairNotFound,
-      summary: 'The hybrid book: resting orders and AMM depth from four chains merged, one row per price and source (clob or the pool), best first',
+      summary: 'The hybrid book: resting orders and AMM depth from four chains merged, one row per price and source (clob or the pool), best first, depth crossing between pools netted out (never crossed)',
       query: depthQuery(),
       response: hybridBookSchema,
       handler: (request) => ({ body: hybrid(pairOf(context, request.params['symbol']), depthOf(request.query)) }),
@@ -336,21 +353,27 @@ export function exchangePublicRoutes(context: ShellContext): Route[] {
       rateLimit: 'general',
       tags,
       errors: pairNotFound,
-      summary: 'Best bid and offer of the live order book',
+      summary: 'Best bid and offer a taker gets across the order book and the AMM pools (with the source), and the order book\'s own',
       response: bboSchema,
       handler: (request) => {
         const pair = pairOf(context, request.params['symbol']);
         const data = context.marketData;
-        const best = (side: 0 | 1): Record<string, string> | null => {
+        const clobBest = (side: 0 | 1): Record<string, string> | null => {
           const ticks = data.best(pair, side);
           return ticks < 0 ? null : { price: formatPrice(ticks, pair), quantity: formatQuantity(data.lotsAt(pair, side, ticks), pair) };
         };
         const bidTicks = data.best(pair, 0);
         const askTicks = data.best(pair, 1);
-        const bid = best(0);
-        const ask = best(1);
-        const spread = bidTicks >= 0 && askTicks >= 0 ? formatPrice(askTicks - bidTicks, pair) : null;
-        return { body: { symbol: pair.base.symbol, pair: pair.name, best_bid: bid, best_ask: ask, spread } };
+        return {
+          body: {
+            symbol: pair.base.symbol,
+            pair: pair.name,
+            ...data.hybridTop(pair),
+            clob_best_bid: clobBest(0),
+            clob_best_ask: clobBest(1),
+            clob_spread: bidTicks >= 0 && askTicks >= 0 ? formatPrice(askTicks - bidTicks, pair) : null,
+          },
+        };
       },
     },
   ];

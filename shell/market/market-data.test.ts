@@ -13,7 +13,7 @@ import { CommandGenerator } from '../../engine/core/sim/generator.ts';
 import { formatPrice, formatQuantity, type Pair } from '../../engine/core/units.ts';
 import { loadMarkets } from '../../engine/runtime/markets.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
-import { MarketData, type Channel } from './market-data.ts';
+import { MarketData, netCrossing, type Channel, type HybridLevel } from './market-data.ts';
 import { VenueDirectory } from './venue-directory.ts';
 import { loadChains } from '../funding/chains.ts';
 import { domainGenerators, platformDomains } from '../../engine/domains/index.ts';
@@ -81,6 +81,7 @@ test('levels and streams kept from durable events equal the engine books, batch 
   let trades = 0;
   let solTrades = 0;
   let venueRowsSeen = 0;
+  let crossedBooks = 0;
   let ts = 1_700_000_000_000;
   for (round = 0; round < 60; round++) {
     const size = 1 + ((round * 37) % 400);
@@ -129,10 +130,39 @@ test('levels and streams kept from durable events equal the engine books, batch 
         assert.deepEqual(keptVenueRows, engineVenueRows, `${pair.name} side ${side} venue levels after round ${round}`);
         venueRowsSeen += engineVenueRows.length;
       }
+      // The netted hybrid book is never crossed, and netting takes the same quantity off both sides.
+      const netted = data.hybridBook(pair, Number.MAX_SAFE_INTEGER);
+      const bestBid = netted.bids[0];
+      const bestAsk = netted.asks[0];
+      if (bestBid !== undefined && bestAsk !== undefined) assert.ok(bestBid.priceTicks < bestAsk.priceTicks, `${pair.name} hybrid book uncrossed after round ${round}`);
+      const lotsOf = (rows: Array<{ lots: number }>): number => rows.reduce((sum, row) => sum + row.lots, 0);
+      const nettedBids = lotsOf(data.hybridDepth(pair, 0, Number.MAX_SAFE_INTEGER)) - lotsOf(netted.bids);
+      const nettedAsks = lotsOf(data.hybridDepth(pair, 1, Number.MAX_SAFE_INTEGER)) - lotsOf(netted.asks);
+      assert.equal(nettedBids, nettedAsks, `${pair.name} nets as much bid as ask`);
+      if (nettedBids > 0) crossedBooks++;
     }
   }
   assert.ok(trades > 500, `the stream traded (${trades} trades)`);
   assert.ok(venueRowsSeen > 100, `venues quoted (${venueRowsSeen} level checks)`);
+  assert.ok(crossedBooks > 0, `venues crossed one another, and were netted (${crossedBooks} times)`);
   assert.ok(solTrades > 20, `SOL traded while nobody listened (${solTrades} trades)`);
   assert.equal(seqs.get(`${markets.pairBySymbol('sol')!.id}/trades`), solTrades, 'SOL trade seqs count every trade, heard or not');
+});
+
+test('netting crossing hybrid rows: the documented example, a locked book, several levels, and an uncrossed book left alone', () => {
+  const row = (priceTicks: number, lots: number, venueId: number): HybridLevel => ({ priceTicks, lots, venueId, chainId: venueId === 0 ? 0 : 1, orders: venueId === 0 ? 1 : 0 });
+  const view = (rows: HybridLevel[]) => rows.map((level) => [level.priceTicks, level.lots, level.venueId]);
+  // The README's example: A bids 3010.00 × 2, B asks 3008.00 × 1.5 then 3015.00 × 2 (ticks and lots of ETH).
+  const example = netCrossing([row(301_000, 20_000, 1)], [row(300_800, 15_000, 2), row(301_500, 20_000, 2)]);
+  assert.deepEqual([view(example.bids), view(example.asks)], [[[301_000, 5_000, 1]], [[301_500, 20_000, 2]]]);
+  // Locked (bid equal to ask) is netted as well: best bid < best ask always.
+  const locked = netCrossing([row(100, 3, 1), row(99, 1, 0)], [row(100, 5, 2), row(101, 1, 0)]);
+  assert.deepEqual([view(locked.bids), view(locked.asks)], [[[99, 1, 0]], [[100, 2, 2], [101, 1, 0]]]);
+  // Across several levels on both sides, the same quantity leaves each side.
+  const deep = netCrossing([row(110, 2, 1), row(108, 2, 1), row(104, 5, 0)], [row(100, 1, 2), row(105, 2, 2), row(109, 4, 3)]);
+  assert.deepEqual([view(deep.bids), view(deep.asks)], [[[108, 1, 1], [104, 5, 0]], [[109, 4, 3]]]);
+  // Nothing crosses: the same rows come back.
+  const apart = netCrossing([row(99, 1, 0)], [row(100, 1, 2)]);
+  assert.deepEqual([view(apart.bids), view(apart.asks)], [[[99, 1, 0]], [[100, 1, 2]]]);
+  assert.deepEqual(netCrossing([], [row(100, 1, 2)]).asks.length, 1);
 });

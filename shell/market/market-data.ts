@@ -1,13 +1,14 @@
 /**
  * Public market data of the live books, fed by durable batches only: per pair the aggregated levels of
- * both sides, the last trade, and four stream topics (orderbook, trades, prices, market), each with its
- * own sequence number so a subscriber can detect a gap.
+ * both sides, the AMM venues' levels, the last trade, and five stream topics (orderbook, trades, prices,
+ * market, hybrid_bbo), each with its own sequence number so a subscriber can detect a gap.
  *
  * Per durable batch and pair it publishes one orderbook delta (every changed level with its new quantity,
  * "0" for a level that emptied), one trade message per trade, and, when anything traded or the top of the
  * book moved, a price_update and a market_update. A new orderbook subscriber gets a snapshot stamped with
- * the topic's current seq, so the next delta it sees carries seq + 1. Paper books are private and are not
- * published.
+ * the topic's current seq, so the next delta it sees carries seq + 1. hybrid_bbo carries the taker's best
+ * price of each side across the order book and the venues (the netted hybrid book, never crossed), sent
+ * when it changes. Paper books are private and are not published.
  */
 import { sideNames, type Side } from '../../engine/core/commands.ts';
 import type { Engine } from '../../engine/core/engine.ts';
@@ -15,10 +16,11 @@ import { EventKind, type EngineEvent } from '../../engine/core/events.ts';
 import { noPrice, type BookLevel } from '../../engine/core/book/book.ts';
 import { formatPrice, formatQuantity, type Markets, type Pair } from '../../engine/core/units.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
+import { venuesPerPairMax } from '../../engine/core/limits.ts';
 import { SideLevels } from './levels.ts';
 import type { VenueDirectory } from './venue-directory.ts';
 
-export const channels = ['orderbook', 'trades', 'prices', 'market'] as const;
+export const channels = ['orderbook', 'trades', 'prices', 'market', 'hybrid_bbo'] as const;
 export type Channel = (typeof channels)[number];
 
 /** Where messages go: the WebSocket layer, which says which topics anyone listens to. */
@@ -86,6 +88,52 @@ export interface HybridLevel {
   readonly orders: number;
 }
 
+/** The best price of one side of the netted hybrid book, as GET /bbo and hybrid_bbo show it. */
+export interface HybridQuote {
+  price: string;
+  /** Base quantity at that price, every source together. */
+  quantity: string;
+  /** The first source a taker meets at that price: `clob`, else the pool's name. */
+  source: string;
+  /** That source's chain (null for the order book). */
+  chain: string | null;
+  /** Every source at that price, in matching order. */
+  sources: Array<{ source: string; chain: string | null; quantity: string }>;
+}
+
+/** Rows read per side for the hybrid top: every source one price can have (the book and each pool). */
+const hybridTopRowsMax = venuesPerPairMax + 1;
+
+/**
+ * Nets crossing depth out of raw hybrid rows (best first, matching order): while the head bid is at or
+ * above the head ask, the smaller quantity is taken off both heads and a row left empty goes. Returns new
+ * arrays; a partly netted head is a copy with its quantity left.
+ *
+ * Example: pool A bids 3010.00 × 2, pool B asks 3008.00 × 1.5 then 3015.00 × 2. 1.5 is netted at the
+ * crossing (a taker buys B's 1.5 at 3008 and sells it to A at 3010): A's bid keeps 0.5 at 3010.00, B's
+ * 3008.00 ask goes, and the book shows best bid 3010.00 × 0.5 (A) against best ask 3015.00 × 2 (B).
+ */
+export function netCrossing(bids: readonly HybridLevel[], asks: readonly HybridLevel[]): { bids: HybridLevel[]; asks: HybridLevel[] } {
+  let bid = 0;
+  let ask = 0;
+  let bidLeft = bids[0]?.lots ?? 0;
+  let askLeft = asks[0]?.lots ?? 0;
+  while (bid < bids.length && ask < asks.length && bids[bid]!.priceTicks >= asks[ask]!.priceTicks) {
+    const netted = Math.min(bidLeft, askLeft);
+    bidLeft -= netted;
+    askLeft -= netted;
+    if (bidLeft === 0) bidLeft = bids[++bid]?.lots ?? 0;
+    if (askLeft === 0) askLeft = asks[++ask]?.lots ?? 0;
+  }
+  const rest = (rows: readonly HybridLevel[], index: number, left: number): HybridLevel[] => {
+    if (index >= rows.length) return [];
+    const out = rows.slice(index);
+    if (left !== out[0]!.lots) out[0] = { ...out[0]!, lots: left };
+    return out;
+  };
+  return { bids: rest(bids, bid, bidLeft), asks: rest(asks, ask, askLeft) };
+}
+
 class PairMarket {
   readonly levels: [SideLevels, SideLevels] = [new SideLevels(0), new SideLevels(1)];
   readonly changed: [Set<number>, Set<number>] = [new Set(), new Set()];
@@ -99,7 +147,9 @@ class PairMarket {
   readonly tradeVenues: number[] = [];
   /** Outside venues' levels by pool id. */
   readonly venues = new Map<number, VenueLevels>();
-  readonly seq: Record<Channel, number> = { orderbook: 0, trades: 0, prices: 0, market: 0 };
+  readonly seq: Record<Channel, number> = { orderbook: 0, trades: 0, prices: 0, market: 0, hybrid_bbo: 0 };
+  /** The hybrid top last sent on hybrid_bbo (or in a snapshot), as JSON without its timestamp. */
+  hybridTopKey: string | null = null;
   lastPriceTicks = -1;
   lastTs = 0;
   touched = false;
@@ -163,24 +213,77 @@ export class MarketData {
   }
 
   /**
-   * The hybrid book of one side, best first: the order book's levels and every venue's, one row per
-   * source and price; at one price the order book first, then venues by chain and pool (the engine's
-   * matching order). At most `rowsMax` rows.
+   * The hybrid book of one side as the engine holds it, before netting: the order book's levels and every
+   * venue's, one row per source and price, best first; at one price the order book first, then venues by
+   * chain and pool (the engine's matching order). At most `rowsMax` rows. Venues quote independently, so
+   * one venue's bid may be at or above another's ask; clients see `hybridBook`, which nets that out.
    */
   hybridDepth(pair: Pair, side: Side, rowsMax: number): HybridLevel[] {
+    return this.rawRows(this.market(pair), side, rowsMax);
+  }
+
+  /**
+   * The hybrid book clients see, both sides best first with at most `rowsMax` rows each, never crossed:
+   * while the best bid is at or above the best ask, the smaller of the two rows' quantities is taken off
+   * both, as a taker buying the cheap ask and selling it to the rich bid would (rows in matching order, so
+   * the rows removed are those such a taker's orders fill against). What is left is exactly the book the
+   * engine holds once that arbitrage has traded, and every quantity shown is one a taker can have at that
+   * price or better. A locked book (bid equal to ask) is netted too: best bid < best ask always.
+   */
+  hybridBook(pair: Pair, rowsMax: number): { bids: HybridLevel[]; asks: HybridLevel[] } {
     const market = this.market(pair);
-    const rows: HybridLevel[] = [];
-    market.levels[side].visit(rowsMax, (priceTicks, lots, orders) => rows.push({ priceTicks, lots, venueId: 0, chainId: 0, orders }));
-    for (const [venueId, venue] of market.venues) {
-      const prices = side === 0 ? venue.bidPriceTicks : venue.askPriceTicks;
-      const sizes = side === 0 ? venue.bidLots : venue.askLots;
-      for (let index = 0; index < prices.length && index < rowsMax; index++) {
-        rows.push({ priceTicks: prices[index]!, lots: sizes[index]!, venueId, chainId: venue.chainId, orders: 0 });
+    let venueRows = 0;
+    for (const venue of market.venues.values()) venueRows += venue.bidPriceTicks.length + venue.askPriceTicks.length;
+    // Netting removes rows from the top, so more raw rows than `rowsMax` are read; when netting reaches
+    // past what was read (a truncated side), it is redone with twice as many.
+    let cap = Math.min(Number.MAX_SAFE_INTEGER, rowsMax + venueRows + 1);
+    for (;;) {
+      const bids = this.rawRows(market, 0, cap);
+      const asks = this.rawRows(market, 1, cap);
+      const netted = netCrossing(bids, asks);
+      const enough = (raw: HybridLevel[], kept: HybridLevel[]): boolean => raw.length < cap || kept.length >= rowsMax;
+      if ((enough(bids, netted.bids) && enough(asks, netted.asks)) || cap === Number.MAX_SAFE_INTEGER) {
+        return { bids: netted.bids.slice(0, rowsMax), asks: netted.asks.slice(0, rowsMax) };
       }
+      cap = Math.min(Number.MAX_SAFE_INTEGER, cap * 2);
     }
-    const direction = side === 0 ? -1 : 1;
-    rows.sort((a, b) => direction * (a.priceTicks - b.priceTicks) || (a.venueId === 0 ? -1 : b.venueId === 0 ? 1 : a.chainId - b.chainId || a.venueId - b.venueId));
-    return rows.slice(0, rowsMax);
+  }
+
+  /**
+   * The taker's best price of each side in the netted hybrid book, as GET /bbo and the hybrid_bbo channel
+   * show it: price, the quantity at that price from every source, the first source a taker meets there
+   * (`clob` before pools) and every source at that price in matching order; plus the spread.
+   */
+  hybridTop(pair: Pair): { best_bid: HybridQuote | null; best_ask: HybridQuote | null; spread: string | null } {
+    const book = this.hybridBook(pair, hybridTopRowsMax);
+    const quote = (rows: HybridLevel[]): HybridQuote | null => {
+      const first = rows[0];
+      if (first === undefined) return null;
+      const atBest = rows.filter((row) => row.priceTicks === first.priceTicks);
+      const sources = atBest.map((row) => ({
+        source: this.options.venues.name(row.venueId),
+        chain: this.options.venues.chainName(row.chainId),
+        quantity: formatQuantity(row.lots, pair),
+      }));
+      return {
+        price: formatPrice(first.priceTicks, pair),
+        quantity: formatQuantity(atBest.reduce((sum, row) => sum + row.lots, 0), pair),
+        source: sources[0]!.source,
+        chain: sources[0]!.chain,
+        sources,
+      };
+    };
+    const bid = book.bids[0]?.priceTicks ?? -1;
+    const ask = book.asks[0]?.priceTicks ?? -1;
+    return { best_bid: quote(book.bids), best_ask: quote(book.asks), spread: bid < 0 || ask < 0 ? null : formatPrice(ask - bid, pair) };
+  }
+
+  /** The hybrid_bbo snapshot a new subscriber gets, stamped with the topic's current seq. */
+  hybridSnapshot(pair: Pair): Record<string, unknown> {
+    const market = this.market(pair);
+    const top = this.hybridTop(pair);
+    market.hybridTopKey = JSON.stringify(top);
+    return this.hybridMessage(market, true, top);
   }
 
   /** Whether a venue has levels for the pair (it quoted and did not expire). */
@@ -188,9 +291,10 @@ export class MarketData {
     return this.market(pair).venues.has(venueId);
   }
 
-  /** Best hybrid price of a side (order book and venues), -1 when empty. */
+  /** Best price of a side of the netted hybrid book (order book and venues), -1 when empty. */
   hybridBest(pair: Pair, side: Side): number {
-    return this.hybridDepth(pair, side, 1)[0]?.priceTicks ?? -1;
+    const book = this.hybridBook(pair, 1);
+    return (side === 0 ? book.bids : book.asks)[0]?.priceTicks ?? -1;
   }
 
   /** Best price of a side in ticks, -1 when empty. */
@@ -204,6 +308,36 @@ export class MarketData {
 
   lastPrice(pair: Pair): number {
     return this.market(pair).lastPriceTicks;
+  }
+
+  /** Raw hybrid rows of a side, best first, in matching order at one price (see `hybridDepth`). */
+  private rawRows(market: PairMarket, side: Side, rowsMax: number): HybridLevel[] {
+    const rows: HybridLevel[] = [];
+    market.levels[side].visit(rowsMax, (priceTicks, lots, orders) => rows.push({ priceTicks, lots, venueId: 0, chainId: 0, orders }));
+    for (const [venueId, venue] of market.venues) {
+      const prices = side === 0 ? venue.bidPriceTicks : venue.askPriceTicks;
+      const sizes = side === 0 ? venue.bidLots : venue.askLots;
+      for (let index = 0; index < prices.length && index < rowsMax; index++) {
+        rows.push({ priceTicks: prices[index]!, lots: sizes[index]!, venueId, chainId: venue.chainId, orders: 0 });
+      }
+    }
+    const direction = side === 0 ? -1 : 1;
+    rows.sort((a, b) => direction * (a.priceTicks - b.priceTicks) || (a.venueId === 0 ? -1 : b.venueId === 0 ? 1 : a.chainId - b.chainId || a.venueId - b.venueId));
+    return rows.length > rowsMax ? rows.slice(0, rowsMax) : rows;
+  }
+
+  private hybridMessage(market: PairMarket, snapshot: boolean, top: ReturnType<MarketData['hybridTop']>): Record<string, unknown> {
+    return {
+      type: 'hybrid_bbo',
+      channel: 'hybrid_bbo',
+      symbol: market.pair.base.symbol,
+      asset: market.pair.base.symbol,
+      pair: market.pair.name,
+      seq: market.seq.hybrid_bbo,
+      snapshot,
+      ...top,
+      timestamp: market.lastTs === 0 ? null : new Date(market.lastTs).toISOString(),
+    };
   }
 
   private market(pair: Pair): PairMarket {
@@ -245,11 +379,18 @@ export class MarketData {
       case EventKind.venueQuoted: {
         const market = this.byPairId.get(event.pairId)!;
         market.venues.set(event.poolId, new VenueLevels(event.chainId, [...event.bidPriceTicks], [...event.bidLots], [...event.askPriceTicks], [...event.askLots]));
+        // A quote moves the hybrid top only: hybrid_bbo is checked when the batch is published.
+        market.lastTs = ts;
+        this.touch(market);
         break;
       }
-      case EventKind.venueExpired:
-        this.byPairId.get(event.pairId)!.venues.delete(event.poolId);
+      case EventKind.venueExpired: {
+        const market = this.byPairId.get(event.pairId)!;
+        market.venues.delete(event.poolId);
+        market.lastTs = ts;
+        this.touch(market);
         break;
+      }
       case EventKind.orderCancelled:
       case EventKind.orderExpired:
         if (event.resting) this.change(event.pairId, event.side, event.priceTicks, -event.remainingLots, -1, ts);
@@ -294,6 +435,17 @@ export class MarketData {
       }
       market.changed[0].clear();
       market.changed[1].clear();
+    }
+    // hybrid_bbo is built only while someone listens, and its seq counts the changes sent: a new
+    // subscriber's snapshot records what it was sent, so the next change it gets is seq + 1.
+    if (sink.listening(pair, 'hybrid_bbo')) {
+      const top = this.hybridTop(pair);
+      const key = JSON.stringify(top);
+      if (key !== market.hybridTopKey) {
+        market.hybridTopKey = key;
+        market.seq.hybrid_bbo++;
+        sink.publish(pair, 'hybrid_bbo', this.hybridMessage(market, false, top));
+      }
     }
     const trades = market.tradeIds.length;
     const tradesWanted = trades > 0 && sink.listening(pair, 'trades');

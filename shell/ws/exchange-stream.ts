@@ -2,8 +2,9 @@
  * The exchange stream, `/ws/exchange/{symbol}`: SPEC.md's subscribe protocol over uWS pub/sub.
  *
  * A client sends `{"action":"subscribe","channel":"orderbook"}` (channels orderbook, trades, prices,
- * market; `unsubscribe` undoes it, `ping` is answered with `pong`). An orderbook subscriber gets a full
- * snapshot stamped with the topic's seq, then deltas seq + 1, seq + 2, ... `?encoding=msgpack` makes every
+ * market, hybrid_bbo; `unsubscribe` undoes it, `ping` is answered with `pong`). An orderbook subscriber
+ * gets a full snapshot stamped with the topic's seq, then deltas seq + 1, seq + 2, ...; a hybrid_bbo
+ * subscriber gets the hybrid book's top (order book and AMM venues, netted) the same way, then each change. `?encoding=msgpack` makes every
  * server message a binary msgpack frame (clients may send either). Messages are encoded once per topic and
  * encoding, and only for topics someone listens to.
  *
@@ -160,5 +161,6 @@ export class ExchangeStream implements StreamSink {
     ws.subscribe(name);
     this.send(ws, { type: 'subscribed', channel, symbol });
     if (channel === 'orderbook') this.send(ws, this.marketData!.snapshot(subscriber.pair, snapshotLevelsMax));
+    if (channel === 'hybrid_bbo') this.send(ws, this.marketData!.hybridSnapshot(subscriber.pair));
   }
 }
