@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { CommandKind, type Command } from '../../core/commands.ts';
 import { domainCommand, noTimerMs } from '../../core/domain.ts';
 import { Engine } from '../../core/engine.ts';
-import { CollectingSink, EventKind } from '../../core/events.ts';
+import { EventKind } from '../../core/events.ts';
 import { domainUserId } from '../../core/limits.ts';
 import { Result, type ResultCode } from '../../core/results.ts';
 import { restoreSnapshot, takeSnapshot } from '../../core/snapshot.ts';
@@ -17,6 +17,7 @@ import { Prng } from '../../core/sim/generator.ts';
 import { FrameDecoder, FrameEncoder, FrameStatus } from '../../journal/codec.ts';
 import { loadMarkets } from '../../runtime/markets.ts';
 import { platformDomains } from '../index.ts';
+import { JournaledEngine } from '../test-kit.ts';
 import { BotsCommandType, BotsEventType, BotsResult, SourceType, type StartClone, type StrategyTicked } from './commands.ts';
 import { botsOf } from './bots.ts';
 import { BotsSimulation } from './simulation.ts';
@@ -24,19 +25,11 @@ import { BotsSimulation } from './simulation.ts';
 const markets = loadMarkets();
 const t0 = 1_767_225_600_000;
 
-class Harness {
-  readonly sink = new CollectingSink();
-  readonly engine = new Engine({ markets, sink: this.sink, domains: platformDomains });
-  readonly journal: Command[] = [];
-  private seq = 0;
-
-  apply(ts: number, command: Command): ResultCode {
-    command.seq = ++this.seq;
-    command.ts = ts;
-    const result = this.engine.apply(command);
-    if (result === Result.ok) this.journal.push(command);
-    return result;
+class Harness extends JournaledEngine {
+  constructor() {
+    super({ markets });
   }
+
 
   configure(ts: number, strategyMs: number): ResultCode {
     return this.apply(ts, domainCommand(BotsCommandType.configure, { strategyMs }));

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { CommandKind, OrderType, SelfTradePrevention, Side, TimeInForce, type Command } from '../../core/commands.ts';
 import { domainCommand, noTimerMs } from '../../core/domain.ts';
 import { Engine } from '../../core/engine.ts';
-import { CancelReason, CollectingSink, EventKind, type OrderCancelled } from '../../core/events.ts';
+import { CancelReason, EventKind, type OrderCancelled } from '../../core/events.ts';
 import { domainUserId } from '../../core/limits.ts';
 import { Result, type ResultCode } from '../../core/results.ts';
 import { restoreSnapshot, takeSnapshot } from '../../core/snapshot.ts';
@@ -20,6 +20,7 @@ import { amountToAtoms, priceToTicks, quantityToLots } from '../../core/units.ts
 import { FrameDecoder, FrameEncoder, FrameStatus } from '../../journal/codec.ts';
 import { loadMarkets } from '../../runtime/markets.ts';
 import { platformDomains } from '../index.ts';
+import { JournaledEngine } from '../test-kit.ts';
 import { CancelSwitchCommandType, CancelSwitchEventType, CancelSwitchResult, type CancelSwitchFired } from './commands.ts';
 import { cancelSwitchesOf } from './cancel-switch.ts';
 import { CancelSwitchSimulation } from './simulation.ts';
@@ -28,20 +29,12 @@ const markets = loadMarkets();
 const pair = markets.pairBySymbol('eth')!;
 const t0 = 1_767_225_600_000;
 
-class Harness {
-  readonly sink = new CollectingSink();
-  readonly engine = new Engine({ markets, sink: this.sink, domains: platformDomains });
-  readonly journal: Command[] = [];
-  private seq = 0;
-  private orderId = 0;
-
-  apply(ts: number, command: Command): ResultCode {
-    command.seq = ++this.seq;
-    command.ts = ts;
-    const result = this.engine.apply(command);
-    if (result === Result.ok) this.journal.push(command);
-    return result;
+class Harness extends JournaledEngine {
+  constructor() {
+    super({ markets });
   }
+
+  private orderId = 0;
 
   arm(ts: number, timeoutMs: number, userId = 5, mode = 0): ResultCode {
     return this.apply(ts, domainCommand(CancelSwitchCommandType.arm, { userId, mode, timeoutMs }));

@@ -23,6 +23,7 @@ import { noSlot } from '../../core/order-store.ts';
 import { FrameDecoder, FrameEncoder, FrameStatus } from '../../journal/codec.ts';
 import { loadMarkets } from '../../runtime/markets.ts';
 import { domainGenerators, platformDomains } from '../index.ts';
+import { JournaledEngine } from '../test-kit.ts';
 import {
   GamesCommandType,
   GamesEventType,
@@ -48,23 +49,11 @@ const t0 = 1_767_225_600_000;
 const hourMs = 3_600_000;
 const usd = (units: number): number => units * 1_000_000;
 
-class Harness {
-  readonly sink = new CollectingSink();
-  readonly engine: Engine;
-  readonly journal: Command[] = [];
-  private seq = 0;
+class Harness extends JournaledEngine {
   private orderId = 0;
 
   constructor() {
-    this.engine = new Engine({ markets, sink: this.sink, domains: platformDomains });
-  }
-
-  apply(ts: number, command: Command): ResultCode {
-    command.seq = ++this.seq;
-    command.ts = ts;
-    const result = this.engine.apply(command);
-    if (result === Result.ok) this.journal.push(command);
-    return result;
+    super({ markets });
   }
 
   configure(ts: number, milestoneDays = [3, 7], rewardAtoms = [usd(5), usd(20)], duelFeeBps = 200): ResultCode {

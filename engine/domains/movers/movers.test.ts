@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { CommandKind, type Command } from '../../core/commands.ts';
 import { domainCommand } from '../../core/domain.ts';
 import { Engine } from '../../core/engine.ts';
-import { CollectingSink, EventKind, type EngineEvent } from '../../core/events.ts';
+import { EventKind, type EngineEvent } from '../../core/events.ts';
 import { Result, type ResultCode } from '../../core/results.ts';
 import { restoreSnapshot, takeSnapshot } from '../../core/snapshot.ts';
 import { stateHash } from '../../core/state-hash.ts';
@@ -17,6 +17,7 @@ import { Prng } from '../../core/sim/generator.ts';
 import { FrameDecoder, FrameEncoder, FrameStatus } from '../../journal/codec.ts';
 import { loadMarkets } from '../../runtime/markets.ts';
 import { platformDomains } from '../index.ts';
+import { JournaledEngine } from '../test-kit.ts';
 import { PricesCommandType, PriceSource, type PostPriceTicks } from '../prices/commands.ts';
 import { PricesSimulation } from '../prices/simulation.ts';
 import { MoversCommandType, MoversEventType, MoversResult, changeE6, scoreE6, type RoundEnded, type RoundOpened } from './commands.ts';
@@ -27,19 +28,11 @@ const markets = loadMarkets();
 const minuteMs = 60_000;
 const t0 = 1_767_225_600_000;
 
-class Harness {
-  readonly sink = new CollectingSink();
-  readonly engine = new Engine({ markets, sink: this.sink, domains: platformDomains });
-  readonly journal: Command[] = [];
-  private seq = 0;
-
-  apply(ts: number, command: Command): ResultCode {
-    command.seq = ++this.seq;
-    command.ts = ts;
-    const result = this.engine.apply(command);
-    if (result === Result.ok) this.journal.push(command);
-    return result;
+class Harness extends JournaledEngine {
+  constructor() {
+    super({ markets });
   }
+
 
   ticks(ts: number, prices: Record<string, number>): ResultCode {
     const body: PostPriceTicks = { source: PriceSource.sim, symbols: Object.keys(prices), pricesE8: Object.values(prices) };

@@ -14,13 +14,14 @@ import assert from 'node:assert/strict';
 import { CommandKind, type Command, type Mode } from '../../core/commands.ts';
 import { domainCommand, noTimerMs } from '../../core/domain.ts';
 import { Engine } from '../../core/engine.ts';
-import { CollectingSink, EventKind, type EngineEvent } from '../../core/events.ts';
+import { EventKind, type EngineEvent } from '../../core/events.ts';
 import type { EngineLimits } from '../../core/limits.ts';
 import { Result, resultCode, type ResultCode } from '../../core/results.ts';
 import { stateHash } from '../../core/state-hash.ts';
 import { Prng } from '../../core/sim/generator.ts';
 import { loadMarkets } from '../../runtime/markets.ts';
 import { platformDomains } from '../index.ts';
+import { JournaledEngine } from '../test-kit.ts';
 import { PricesCommandType, PriceSource, type PostPriceTicks } from '../prices/commands.ts';
 import { PricesSimulation } from '../prices/simulation.ts';
 import {
@@ -46,22 +47,9 @@ const minuteMs = 60_000;
 const t0 = 1_767_225_600_000;
 const atoms = (units: number): number => units * 1_000_000;
 
-class Harness {
-  readonly sink = new CollectingSink();
-  readonly engine: Engine;
-  readonly journal: Command[] = [];
-  private seq = 0;
-
+class Harness extends JournaledEngine {
   constructor(limits: Partial<EngineLimits> = {}) {
-    this.engine = new Engine({ markets, sink: this.sink, limits, domains: platformDomains });
-  }
-
-  apply(ts: number, command: Command): ResultCode {
-    command.seq = ++this.seq;
-    command.ts = ts;
-    const result = this.engine.apply(command);
-    if (result === Result.ok) this.journal.push(command);
-    return result;
+    super({ markets, limits });
   }
 
   ticks(ts: number, prices: Record<string, number>): ResultCode {

@@ -22,6 +22,7 @@ import { orderRequest } from '../../core/sim/order-request.ts';
 import { FrameDecoder, FrameEncoder, FrameStatus } from '../../journal/codec.ts';
 import { loadMarkets } from '../../runtime/markets.ts';
 import { platformDomains } from '../index.ts';
+import { JournaledEngine } from '../test-kit.ts';
 import { BoostKind, IncentivesCommandType, encodeCatalogue, incentivesDomainId, poolStakeAccountIndex } from '../incentives/commands.ts';
 import { domainUserId } from '../../core/limits.ts';
 import { RewardsCommandType, RewardsEventType, RewardsResult, type BountyPaid, type ConfigureRewards, type RewardsAccrued, type RewardsPaid } from './commands.ts';
@@ -37,19 +38,11 @@ const pred = markets.assetBySymbol('PRED')!;
 const minuteMs = 60_000;
 const t0 = 1_767_225_600_000;
 
-class Harness {
-  readonly sink = new CollectingSink();
-  readonly engine = new Engine({ markets, sink: this.sink, domains: platformDomains });
-  readonly journal: Command[] = [];
-  private seq = 0;
-
-  apply(ts: number, command: Command): ResultCode {
-    command.seq = ++this.seq;
-    command.ts = ts;
-    const result = this.engine.apply(command);
-    if (result === Result.ok) this.journal.push(command);
-    return result;
+class Harness extends JournaledEngine {
+  constructor() {
+    super({ markets });
   }
+
 
   deposit(userId: number, assetId: number, amountAtoms: number): void {
     assert.equal(this.apply(t0, { kind: CommandKind.deposit, seq: 0, ts: 0, userId, mode: 0, assetId, amountAtoms }), Result.ok);

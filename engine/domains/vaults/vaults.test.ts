@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { CommandKind, OrderType, SelfTradePrevention, TimeInForce, type Command, type Mode } from '../../core/commands.ts';
 import { domainCommand } from '../../core/domain.ts';
 import { Engine } from '../../core/engine.ts';
-import { CollectingSink, EventKind, type EngineEvent } from '../../core/events.ts';
+import { EventKind, type EngineEvent } from '../../core/events.ts';
 import { domainUserId } from '../../core/limits.ts';
 import { Result, type ResultCode } from '../../core/results.ts';
 import { restoreSnapshot, takeSnapshot } from '../../core/snapshot.ts';
@@ -21,6 +21,7 @@ import { Prng } from '../../core/sim/generator.ts';
 import { FrameDecoder, FrameEncoder, FrameStatus } from '../../journal/codec.ts';
 import { loadMarkets } from '../../runtime/markets.ts';
 import { platformDomains } from '../index.ts';
+import { JournaledEngine } from '../test-kit.ts';
 import { PricesCommandType, PriceSource, type PostPriceTicks } from '../prices/commands.ts';
 import { PricesSimulation } from '../prices/simulation.ts';
 import {
@@ -49,22 +50,14 @@ const usd = (units: number): number => units * 1_000_000;
 const ethPriceE8 = 300_000_000_000;
 const maker = 50;
 
-class Harness {
-  readonly sink = new CollectingSink();
-  readonly engine = new Engine({ markets, sink: this.sink, domains: platformDomains });
-  readonly journal: Command[] = [];
-  private seq = 0;
+class Harness extends JournaledEngine {
+  constructor() {
+    super({ markets });
+  }
+
 
   get vaults(): Vaults {
     return vaultsOf(this.engine);
-  }
-
-  apply(ts: number, command: Command): ResultCode {
-    command.seq = ++this.seq;
-    command.ts = ts;
-    const result = this.engine.apply(command);
-    if (result === Result.ok) this.journal.push(command);
-    return result;
   }
 
   fund(userId: number, assetId: number, amountAtoms: number, mode: Mode = 0): void {
