@@ -38,6 +38,21 @@ test('the golden journal replays to its recorded state hash', () => {
   assert.equal(stateHash(engine), golden.state_hash);
 });
 
+const goldenDomains = JSON.parse(readFileSync(join(fixtures, 'golden-domains.json'), 'utf8')) as typeof golden;
+
+test('the golden domain journal (the simulated commands of every domain) replays to its recorded state hash', () => {
+  const engine = new Engine({ markets: loadMarkets(), domains: platformDomains });
+  let refused = 0;
+  const summary = readJournal(join(fixtures, goldenDomains.journal), (command, formatVersion) => {
+    useRulesOf(engine, formatVersion);
+    // The generator journals refusals too (its simulations test them), so a refusal is not a failure here.
+    if (engine.apply(command) !== Result.ok) refused++;
+  });
+  assert.equal(summary.commands, goldenDomains.commands);
+  assert.ok(refused < summary.commands / 2, `${refused} refusals`);
+  assert.equal(stateHash(engine), goldenDomains.state_hash);
+});
+
 test('re-encoding the golden journal gives back its exact bytes', () => {
   const segments = listSegments(join(fixtures, golden.journal));
   assert.equal(segments.length, 1);
