@@ -12,7 +12,8 @@
  * buffered without bound); at most WS_CONNECTIONS_MAX connections; client messages up to 4 KiB.
  */
 import uWS, { type TemplatedApp, type WebSocket } from 'uWebSockets.js';
-import { decode, encode } from '@msgpack/msgpack';
+import { encode } from '@msgpack/msgpack';
+import { backlogBytes, readClientFrame, refuseFrame, sendFrame } from './frames.ts';
 import type { Markets, Pair } from '../../engine/core/units.ts';
 import { channels, type Channel, type MarketData, type StreamSink } from '../market/market-data.ts';
 import { errorBody } from '../http/errors.ts';
@@ -78,9 +79,7 @@ export class ExchangeStream implements StreamSink {
 
   /** Bytes queued to all of its connections and not yet sent (each connection's backpressure, summed). */
   get sendBacklogBytes(): number {
-    let bytes = 0;
-    for (const ws of this.sockets) bytes += ws.getBufferedAmount();
-    return bytes;
+    return backlogBytes(this.sockets);
   }
 
   /** Closes every stream connection (1001 going away): the server is shutting down. */
@@ -122,45 +121,31 @@ export class ExchangeStream implements StreamSink {
     );
   }
 
-  private send(ws: WebSocket<Subscriber>, message: Record<string, unknown>): void {
-    if (ws.getUserData().encoding === 'msgpack') ws.send(encode(message), true);
-    else ws.send(JSON.stringify(message), false);
-  }
 
-  private refuse(ws: WebSocket<Subscriber>, code: string, message: string): void {
-    this.send(ws, { type: 'error', error: { code, message } });
-  }
 
   private onMessage(ws: WebSocket<Subscriber>, data: ArrayBuffer, isBinary: boolean): void {
-    let request: unknown;
-    try {
-      request = isBinary ? decode(new Uint8Array(data)) : JSON.parse(Buffer.from(data).toString('utf8'));
-    } catch {
-      return this.refuse(ws, isBinary ? 'MALFORMED_MSGPACK' : 'MALFORMED_JSON', 'message is not valid');
-    }
-    if (typeof request !== 'object' || request === null || Array.isArray(request)) {
-      return this.refuse(ws, 'VALIDATION_FAILED', 'message: must be an object');
-    }
-    const { action, channel } = request as { action?: unknown; channel?: unknown };
-    if (action === 'ping') return this.send(ws, { type: 'pong' });
+    const frame = readClientFrame(data, isBinary);
+    if (!frame.ok) return refuseFrame(ws, frame.code, frame.reason);
+    const { action, channel } = frame.message;
+    if (action === 'ping') return sendFrame(ws, { type: 'pong' });
     if (action !== 'subscribe' && action !== 'unsubscribe') {
-      return this.refuse(ws, 'VALIDATION_FAILED', 'action: must be subscribe, unsubscribe or ping');
+      return refuseFrame(ws, 'VALIDATION_FAILED', 'action: must be subscribe, unsubscribe or ping');
     }
     if (typeof channel !== 'string' || !(channels as readonly string[]).includes(channel)) {
-      return this.refuse(ws, 'VALIDATION_FAILED', `channel: must be one of ${channels.join(', ')}`);
+      return refuseFrame(ws, 'VALIDATION_FAILED', `channel: must be one of ${channels.join(', ')}`);
     }
     const subscriber = ws.getUserData();
     const name = topic(subscriber.pair, channel as Channel, subscriber.encoding);
     const symbol = subscriber.pair.base.symbol;
     if (action === 'unsubscribe') {
       ws.unsubscribe(name);
-      return this.send(ws, { type: 'unsubscribed', channel, symbol });
+      return sendFrame(ws, { type: 'unsubscribed', channel, symbol });
     }
-    if (ws.isSubscribed(name)) return this.send(ws, { type: 'subscribed', channel, symbol });
+    if (ws.isSubscribed(name)) return sendFrame(ws, { type: 'subscribed', channel, symbol });
     // The snapshot and the subscription happen in one turn of the loop: no delta can fall between them.
     ws.subscribe(name);
-    this.send(ws, { type: 'subscribed', channel, symbol });
-    if (channel === 'orderbook') this.send(ws, this.marketData!.snapshot(subscriber.pair, snapshotLevelsMax));
-    if (channel === 'hybrid_bbo') this.send(ws, this.marketData!.hybridSnapshot(subscriber.pair));
+    sendFrame(ws, { type: 'subscribed', channel, symbol });
+    if (channel === 'orderbook') sendFrame(ws, this.marketData!.snapshot(subscriber.pair, snapshotLevelsMax));
+    if (channel === 'hybrid_bbo') sendFrame(ws, this.marketData!.hybridSnapshot(subscriber.pair));
   }
 }

@@ -27,7 +27,8 @@
  * cancel_all). It applies to the mode subscribed with the flag: paper too when asked there.
  */
 import uWS, { type TemplatedApp, type WebSocket } from 'uWebSockets.js';
-import { decode, encode } from '@msgpack/msgpack';
+import { encode } from '@msgpack/msgpack';
+import { backlogBytes, readClientFrame, refuseFrame, sendFrame } from './frames.ts';
 import { CommandKind, Mode, modeNames, orderTypeNames, OrderType, sideNames, Side, timeInForceNames, type Command } from '../../engine/core/commands.ts';
 import { cancelReasonNames, EventKind, expireReasonNames, liquidityNames, orderStatusNames, type EngineEvent } from '../../engine/core/events.ts';
 import { formatAtoms, formatPrice, formatQuantity, type Pair } from '../../engine/core/units.ts';
@@ -146,9 +147,7 @@ export class PrivateStream {
 
   /** Bytes written to the stream's sockets that the kernel has not taken yet (the metrics' backlog). */
   get sendBacklogBytes(): number {
-    let bytes = 0;
-    for (const ws of this.sockets) bytes += ws.getBufferedAmount();
-    return bytes;
+    return backlogBytes(this.sockets);
   }
 
   /** The topic's current seq: the seq of its last message (0 before any). */
@@ -409,30 +408,18 @@ export class PrivateStream {
     return { type: 'account_snapshot', channel: privateChannel, mode: modeNames[mode], user_id: userId, orders, balances };
   }
 
-  private send(ws: WebSocket<Session>, message: StreamMessage): void {
-    if (ws.getUserData().encoding === 'msgpack') ws.send(encode(message), true);
-    else ws.send(JSON.stringify(message), false);
-  }
 
-  private refuse(ws: WebSocket<Session>, code: string, message: string): void {
-    this.send(ws, { type: 'error', error: { code, message } });
-  }
 
   private onMessage(ws: WebSocket<Session>, data: ArrayBuffer, isBinary: boolean): void {
-    let request: unknown;
-    try {
-      request = isBinary ? decode(new Uint8Array(data)) : JSON.parse(Buffer.from(data).toString('utf8'));
-    } catch {
-      return this.refuse(ws, isBinary ? 'MALFORMED_MSGPACK' : 'MALFORMED_JSON', 'message is not valid');
-    }
-    if (typeof request !== 'object' || request === null || Array.isArray(request)) return this.refuse(ws, 'VALIDATION_FAILED', 'message: must be an object');
-    const message = request as StreamMessage;
+    const frame = readClientFrame(data, isBinary);
+    if (!frame.ok) return refuseFrame(ws, frame.code, frame.reason);
+    const message = frame.message as StreamMessage;
     const { action, channel } = message;
-    if (action === 'ping') return this.send(ws, { type: 'pong' });
-    if (action !== 'subscribe' && action !== 'unsubscribe') return this.refuse(ws, 'VALIDATION_FAILED', 'action: must be subscribe, unsubscribe or ping');
-    if (channel !== privateChannel) return this.refuse(ws, 'VALIDATION_FAILED', `channel: must be ${privateChannel}`);
+    if (action === 'ping') return sendFrame(ws, { type: 'pong' });
+    if (action !== 'subscribe' && action !== 'unsubscribe') return refuseFrame(ws, 'VALIDATION_FAILED', 'action: must be subscribe, unsubscribe or ping');
+    if (channel !== privateChannel) return refuseFrame(ws, 'VALIDATION_FAILED', `channel: must be ${privateChannel}`);
     const modeText = message['mode'] ?? 'live';
-    if (modeText !== 'live' && modeText !== 'paper') return this.refuse(ws, 'VALIDATION_FAILED', 'mode: must be live or paper');
+    if (modeText !== 'live' && modeText !== 'paper') return refuseFrame(ws, 'VALIDATION_FAILED', 'mode: must be live or paper');
     const mode = modeText === 'paper' ? Mode.paper : Mode.live;
     const session = ws.getUserData();
     if (action === 'unsubscribe') {
@@ -441,15 +428,15 @@ export class PrivateStream {
         this.unwatch(session.userId, mode);
       }
       session.cancelOnDisconnect.delete(mode);
-      return this.send(ws, { type: 'unsubscribed', channel, mode: modeText });
+      return sendFrame(ws, { type: 'unsubscribed', channel, mode: modeText });
     }
     const cancelOnDisconnect = message['cancel_on_disconnect'] ?? false;
-    if (typeof cancelOnDisconnect !== 'boolean') return this.refuse(ws, 'VALIDATION_FAILED', 'cancel_on_disconnect: must be a boolean');
+    if (typeof cancelOnDisconnect !== 'boolean') return refuseFrame(ws, 'VALIDATION_FAILED', 'cancel_on_disconnect: must be a boolean');
     const apiKey = message['api_key'] ?? '';
     const token = message['token'] ?? '';
-    if (typeof apiKey !== 'string' || apiKey.length > credentialCharsMax) return this.refuse(ws, 'VALIDATION_FAILED', `api_key: must be a string of at most ${credentialCharsMax} characters`);
-    if (typeof token !== 'string' || token.length > credentialCharsMax) return this.refuse(ws, 'VALIDATION_FAILED', `token: must be a string of at most ${credentialCharsMax} characters`);
-    if (apiKey === '' && token === '') return this.refuse(ws, 'UNAUTHENTICATED', 'api_key (read permission) or token (a bearer access token) required');
+    if (typeof apiKey !== 'string' || apiKey.length > credentialCharsMax) return refuseFrame(ws, 'VALIDATION_FAILED', `api_key: must be a string of at most ${credentialCharsMax} characters`);
+    if (typeof token !== 'string' || token.length > credentialCharsMax) return refuseFrame(ws, 'VALIDATION_FAILED', `token: must be a string of at most ${credentialCharsMax} characters`);
+    if (apiKey === '' && token === '') return refuseFrame(ws, 'UNAUTHENTICATED', 'api_key (read permission) or token (a bearer access token) required');
     let principal: Principal | null | Promise<Principal>;
     try {
       principal = this.options.authenticator.authenticate(cancelOnDisconnect ? accessTrade : accessRead, 1, { apiKey, authorization: token === '' ? '' : `Bearer ${token}`, remoteAddress: '' }, new RateFigures());
@@ -465,23 +452,23 @@ export class PrivateStream {
   }
 
   private refuseCredential(ws: WebSocket<Session>, error: unknown): void {
-    if (error instanceof ApiError) return this.refuse(ws, error.code, error.message);
+    if (error instanceof ApiError) return refuseFrame(ws, error.code, error.message);
     this.options.context.log('private_stream_auth_failed', { error: String(error) });
-    this.refuse(ws, 'UNAUTHENTICATED', 'the credential could not be checked');
+    refuseFrame(ws, 'UNAUTHENTICATED', 'the credential could not be checked');
   }
 
   private authenticated(ws: WebSocket<Session>, principal: Principal, mode: Mode, cancelOnDisconnect: boolean): void {
     const session = ws.getUserData();
     if (session.closed) return;
     if (session.userId !== 0 && session.userId !== principal.userId) {
-      return this.refuse(ws, 'PERMISSION_DENIED', 'this connection belongs to another user: open a new one');
+      return refuseFrame(ws, 'PERMISSION_DENIED', 'this connection belongs to another user: open a new one');
     }
     session.userId = principal.userId;
     if (cancelOnDisconnect) session.cancelOnDisconnect.add(mode);
-    if (session.modes.has(mode)) return this.send(ws, { type: 'subscribed', channel: privateChannel, mode: modeNames[mode], cancel_on_disconnect: session.cancelOnDisconnect.has(mode) });
+    if (session.modes.has(mode)) return sendFrame(ws, { type: 'subscribed', channel: privateChannel, mode: modeNames[mode], cancel_on_disconnect: session.cancelOnDisconnect.has(mode) });
     session.modes.add(mode);
     this.watchers.set(topicKey(session.userId, mode), (this.watchers.get(topicKey(session.userId, mode)) ?? 0) + 1);
-    this.send(ws, { type: 'subscribed', channel: privateChannel, mode: modeNames[mode], cancel_on_disconnect: session.cancelOnDisconnect.has(mode) });
+    sendFrame(ws, { type: 'subscribed', channel: privateChannel, mode: modeNames[mode], cancel_on_disconnect: session.cancelOnDisconnect.has(mode) });
     if (this.clean()) this.startTopic(ws, mode);
     else this.waiting.push({ ws, mode });
   }
@@ -491,7 +478,7 @@ export class PrivateStream {
     const session = ws.getUserData();
     if (!session.modes.has(mode)) return;
     const key = topicKey(session.userId, mode);
-    this.send(ws, { ...this.snapshot(session.userId, mode), seq: this.seqs.get(key) ?? 0 });
+    sendFrame(ws, { ...this.snapshot(session.userId, mode), seq: this.seqs.get(key) ?? 0 });
     ws.subscribe(uwsTopic(key, session.encoding));
   }
 

@@ -20,10 +20,12 @@
  * at most `subscriptionsPerConnectionMax` topics per connection.
  */
 import uWS, { type TemplatedApp, type WebSocket } from 'uWebSockets.js';
-import { decode, encode } from '@msgpack/msgpack';
+import { encode } from '@msgpack/msgpack';
+import { backlogBytes, readClientFrame, refuseFrame, sendFrame } from './frames.ts';
 import { ApiError, errorBody } from '../http/errors.ts';
 
-export type Encoding = 'json' | 'msgpack';
+import type { Encoding } from './frames.ts';
+export type { Encoding };
 export type StreamMessage = Record<string, unknown>;
 
 export const clientMessageBytesMax = 4096;
@@ -107,9 +109,7 @@ export class TopicStream<Route> {
 
   /** Bytes queued to all of its connections and not yet sent (each connection's backpressure, summed). */
   get sendBacklogBytes(): number {
-    let bytes = 0;
-    for (const ws of this.sockets) bytes += ws.getBufferedAmount();
-    return bytes;
+    return backlogBytes(this.sockets);
   }
 
   /** The uWS pattern the stream is mounted at (the AsyncAPI document describes each). */
@@ -173,46 +173,32 @@ export class TopicStream<Route> {
     );
   }
 
-  private send(ws: WebSocket<Subscriber<Route>>, message: StreamMessage): void {
-    if (ws.getUserData().encoding === 'msgpack') ws.send(encode(message), true);
-    else ws.send(JSON.stringify(message), false);
-  }
 
-  private refuse(ws: WebSocket<Subscriber<Route>>, code: string, message: string): void {
-    this.send(ws, { type: 'error', error: { code, message } });
-  }
 
   private onMessage(ws: WebSocket<Subscriber<Route>>, data: ArrayBuffer, isBinary: boolean): void {
-    let request: unknown;
-    try {
-      request = isBinary ? decode(new Uint8Array(data)) : JSON.parse(Buffer.from(data).toString('utf8'));
-    } catch {
-      return this.refuse(ws, isBinary ? 'MALFORMED_MSGPACK' : 'MALFORMED_JSON', 'message is not valid');
-    }
-    if (typeof request !== 'object' || request === null || Array.isArray(request)) {
-      return this.refuse(ws, 'VALIDATION_FAILED', 'message: must be an object');
-    }
-    const message = request as StreamMessage;
+    const frame = readClientFrame(data, isBinary);
+    if (!frame.ok) return refuseFrame(ws, frame.code, frame.reason);
+    const message = frame.message as StreamMessage;
     const { action, channel } = message;
-    if (action === 'ping') return this.send(ws, { type: 'pong' });
+    if (action === 'ping') return sendFrame(ws, { type: 'pong' });
     if (action !== 'subscribe' && action !== 'unsubscribe') {
-      return this.refuse(ws, 'VALIDATION_FAILED', 'action: must be subscribe, unsubscribe or ping');
+      return refuseFrame(ws, 'VALIDATION_FAILED', 'action: must be subscribe, unsubscribe or ping');
     }
     if (typeof channel !== 'string' || !this.options.channels.includes(channel)) {
-      return this.refuse(ws, 'VALIDATION_FAILED', `channel: must be one of ${this.options.channels.join(', ')}`);
+      return refuseFrame(ws, 'VALIDATION_FAILED', `channel: must be one of ${this.options.channels.join(', ')}`);
     }
     const subscriber = ws.getUserData();
     let choice: TopicChoice;
     try {
       choice = this.options.topicOf(subscriber.route, channel, message);
     } catch (error) {
-      if (error instanceof ApiError) return this.refuse(ws, error.code, error.message);
+      if (error instanceof ApiError) return refuseFrame(ws, error.code, error.message);
       throw error;
     }
     const name = uwsTopic(this.options.path, choice.key, subscriber.encoding);
     if (action === 'unsubscribe') {
       if (ws.unsubscribe(name)) subscriber.subscriptions--;
-      return this.send(ws, { type: 'unsubscribed', channel, ...choice.fields });
+      return sendFrame(ws, { type: 'unsubscribed', channel, ...choice.fields });
     }
     this.subscribe(ws, channel, choice);
   }
@@ -220,16 +206,16 @@ export class TopicStream<Route> {
   private subscribe(ws: WebSocket<Subscriber<Route>>, channel: string, choice: TopicChoice): void {
     const subscriber = ws.getUserData();
     const name = uwsTopic(this.options.path, choice.key, subscriber.encoding);
-    if (ws.isSubscribed(name)) return this.send(ws, { type: 'subscribed', channel, ...choice.fields });
+    if (ws.isSubscribed(name)) return sendFrame(ws, { type: 'subscribed', channel, ...choice.fields });
     if (subscriber.subscriptions >= subscriptionsPerConnectionMax) {
-      return this.refuse(ws, 'TOO_MANY_SUBSCRIPTIONS', `at most ${subscriptionsPerConnectionMax} topics per connection`);
+      return refuseFrame(ws, 'TOO_MANY_SUBSCRIPTIONS', `at most ${subscriptionsPerConnectionMax} topics per connection`);
     }
     // The snapshot and the subscription happen in one turn of the loop: no message can fall between them.
     ws.subscribe(name);
     subscriber.subscriptions++;
-    this.send(ws, { type: 'subscribed', channel, ...choice.fields });
+    sendFrame(ws, { type: 'subscribed', channel, ...choice.fields });
     const snapshot = this.options.snapshot(subscriber.route, channel, choice.key);
-    if (snapshot !== null) this.send(ws, { ...snapshot, seq: this.seqOf(choice.key) });
+    if (snapshot !== null) sendFrame(ws, { ...snapshot, seq: this.seqOf(choice.key) });
   }
 }
 
