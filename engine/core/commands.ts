@@ -81,6 +81,46 @@ export interface OrderRequest {
   clientOrderId: string;
 }
 
+/**
+ * An order request with one fixed layout. Requests reach placement from several makers (journal frames,
+ * batch items, scale rungs, TWAP slices, domains' orders), each an object of its own shape; placement
+ * copies the request into one of these first, so that the long placement path reads a single hidden class
+ * and stays optimised (reading five shapes there made V8 give up optimising it).
+ */
+export class PlacementRequest implements OrderRequest {
+  orderId = 0;
+  userId = 0;
+  mode: Mode = 0;
+  pairId = 0;
+  side: Side = 0;
+  orderType: OrderType = 0;
+  timeInForce: TimeInForce = 0;
+  priceTicks = 0;
+  stopPriceTicks = 0;
+  quantityLots = 0;
+  postOnly = false;
+  selfTradePrevention: SelfTradePrevention = 0;
+  clientOrderId = '';
+
+  /** Copies `from` (numbers as given: placement validates them). */
+  copy(from: OrderRequest): this {
+    this.orderId = from.orderId;
+    this.userId = from.userId;
+    this.mode = from.mode;
+    this.pairId = from.pairId;
+    this.side = from.side;
+    this.orderType = from.orderType;
+    this.timeInForce = from.timeInForce;
+    this.priceTicks = from.priceTicks;
+    this.stopPriceTicks = from.stopPriceTicks;
+    this.quantityLots = from.quantityLots;
+    this.postOnly = from.postOnly;
+    this.selfTradePrevention = from.selfTradePrevention;
+    this.clientOrderId = from.clientOrderId;
+    return this;
+  }
+}
+
 export interface PlaceOrder extends OrderRequest {
   kind: typeof CommandKind.placeOrder;
   seq: number;

@@ -13,7 +13,7 @@
  */
 import { assert } from './assert.ts';
 import { IntMap } from './int-map.ts';
-import { GroupKind, type Mode } from './commands.ts';
+import { GroupKind, PlacementRequest, type Mode } from './commands.ts';
 import {
   AmmFill,
   BalanceChanged,
@@ -109,6 +109,9 @@ export class EngineState {
   takerFills!: MatchHandler;
   /** Fills of resting paper orders by live prints come through this handler (no taker order of ours). */
   paperPrints!: MatchHandler;
+
+  /** The request being placed, copied into one fixed layout (see PlacementRequest). */
+  readonly placement = new PlacementRequest();
 
   // One reusable object per event kind (see events.ts).
   readonly accepted = new OrderAccepted();

@@ -235,8 +235,9 @@ export const liveBookVenueId = 0;
  * level (live orders consume it; the pool's worker is told, so the pool moves), or, for a paper order,
  * the live hybrid book read-only (venue `liveBookVenueId` for the live order book's levels, a pool id for
  * an AMM level; nothing live is consumed). A resting paper order is filled as the maker when a live trade
- * prints through its price. Settles through the mode's venue account; `txHash` is the settlement's
- * `sim-` hash, derived from the trade id.
+ * prints through its price. Settles through the mode's venue account; the settlement's `sim-` hash is
+ * derived from the trade id and mode by `ammFillTxHash` (sim-hash.ts) where it is shown, so the matching
+ * path formats no string.
  */
 export class AmmFill {
   readonly kind = EventKind.ammFill;
@@ -258,7 +259,6 @@ export class AmmFill {
   venueId = 0;
   /** The venue's chain; 0 for the live order book. */
   chainId = 0;
-  txHash = '';
 }
 
 /**

@@ -40,3 +40,8 @@ export function simTxHash(domain: SimHashDomain, id: number): string {
   const text = hex8(words[0]!) + hex8(w1) + hex8(w2) + hex8(words[3]!);
   return `sim-${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
 }
+
+/** The settlement hash of an AMM or paper fill, derived from its trade id and mode where it is shown. */
+export function ammFillTxHash(fill: { readonly mode: number; readonly tradeId: number }): string {
+  return simTxHash(fill.mode === 0 ? SimHashDomain.ammFill : SimHashDomain.paperFill, fill.tradeId);
+}

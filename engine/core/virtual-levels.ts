@@ -9,8 +9,21 @@ import { noPrice, type Book, type BookLevel } from './book/book.ts';
 import { liveBookVenueId } from './events.ts';
 import type { VenueBook } from './venue-book.ts';
 
-/** Levels of the live book asked for at first; doubled while the taker needs more. */
-const depthFirstAsk = 64;
+/**
+ * Levels of the live book asked for at first; doubled while the taker needs more. Most paper takers fill
+ * within the first few levels, and each level asked for is copied.
+ */
+const depthFirstAsk = 8;
+
+/** Whether `price` on `side` (the side taken from) is no worse than the taker's limit. */
+function within(side: Side, price: number, limitPriceTicks: number): boolean {
+  return side === 0 ? price >= limitPriceTicks : price <= limitPriceTicks;
+}
+
+/** Whether price `a` on `side` is better than `b` (a higher bid, a lower ask). */
+function better(side: Side, a: number, b: number): boolean {
+  return side === 0 ? a > b : a < b;
+}
 
 export class VirtualLevels {
   private readonly priceTicks: number[] = [];
@@ -31,15 +44,13 @@ export class VirtualLevels {
     this.venueIds.length = 0;
     this.chainIds.length = 0;
     this.head = 0;
-    const within = (price: number): boolean => (side === 0 ? price >= limitPriceTicks : price <= limitPriceTicks);
-    const better = (a: number, b: number): boolean => (side === 0 ? a > b : a < b);
     let bookLevels = 0;
     let asked = 0;
-    for (asked = depthFirstAsk; ; asked = Math.min(asked * 2, levelsMax)) {
+    for (asked = Math.min(depthFirstAsk, levelsMax); ; asked = Math.min(asked * 2, levelsMax)) {
       bookLevels = liveBook.depth(side, asked, this.scratch);
       let lots = 0;
-      for (let index = 0; index < bookLevels && within(this.scratch[index]!.priceTicks); index++) lots += this.scratch[index]!.lots;
-      const exhausted = bookLevels < asked || asked >= levelsMax || !within(this.scratch[bookLevels - 1]!.priceTicks);
+      for (let index = 0; index < bookLevels && within(side, this.scratch[index]!.priceTicks, limitPriceTicks); index++) lots += this.scratch[index]!.lots;
+      const exhausted = bookLevels < asked || asked >= levelsMax || !within(side, this.scratch[bookLevels - 1]!.priceTicks, limitPriceTicks);
       if (lots >= wantedLots || exhausted) break;
     }
     let total = 0;
@@ -48,9 +59,9 @@ export class VirtualLevels {
     while (total < wantedLots) {
       const bookPrice = bookIndex < bookLevels ? this.scratch[bookIndex]!.priceTicks : noPrice;
       const venuePrice = venueIndex >= 0 ? venues.priceAt(side, venueIndex) : noPrice;
-      const takeBook = bookPrice !== noPrice && (venuePrice === noPrice || !better(venuePrice, bookPrice));
+      const takeBook = bookPrice !== noPrice && (venuePrice === noPrice || !better(side, venuePrice, bookPrice));
       const price = takeBook ? bookPrice : venuePrice;
-      if (price === noPrice || !within(price)) break;
+      if (price === noPrice || !within(side, price, limitPriceTicks)) break;
       if (takeBook) {
         const level = this.scratch[bookIndex++]!;
         this.push(level.priceTicks, level.lots, liveBookVenueId, 0);

@@ -219,7 +219,6 @@ export class EventTape implements EventSink {
         n[at++] = event.remainingLots;
         n[at++] = event.venueId;
         n[at++] = event.chainId;
-        n[at++] = this.strings.push(event.txHash) - 1;
         break;
       case EventKind.venueQuoted: {
         const bids = event.bidPriceTicks.length;
@@ -488,7 +487,6 @@ export class TapeReader {
           event.remainingLots = n[at++]!;
           event.venueId = n[at++]!;
           event.chainId = n[at++]!;
-          event.txHash = tape.strings[n[at++]!]!;
           visit(event);
           break;
         }

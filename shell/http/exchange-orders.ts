@@ -22,6 +22,7 @@ import { EventKind, Liquidity, OrderStatus, type EngineEvent } from '../../engin
 import { Result, resultCode, resultMessage, type ResultCode } from '../../engine/core/results.ts';
 import { formatPrice, formatQuantity, priceToTicks, quantityToLots, type Pair } from '../../engine/core/units.ts';
 import { noSlot } from '../../engine/core/order-store.ts';
+import { ammFillTxHash } from '../../engine/core/sim-hash.ts';
 import { ownedSlot } from '../../engine/core/orders/accounts.ts';
 import type { Outcome } from '../../engine/runtime/sequencer.ts';
 import { ApiError, engineRefusal, errorBody } from './errors.ts';
@@ -239,7 +240,8 @@ class OrderProgress {
       case EventKind.ammFill: {
         if (event.orderId !== this.orderId) break;
         const venues = this.venues!;
-        this.simTxHash ??= event.txHash;
+        const txHash = ammFillTxHash(event);
+        this.simTxHash ??= txHash;
         const fill = fillJson(
           this.pair!,
           event.tradeId,
@@ -249,7 +251,7 @@ class OrderProgress {
           event.liquidity === Liquidity.taker,
           venues.name(event.venueId),
           venues.chainName(event.chainId),
-          event.txHash,
+          txHash,
         );
         this.addFill(fill, event.quantityLots, event.notionalAtoms);
         break;

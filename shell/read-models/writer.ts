@@ -19,6 +19,7 @@
 import type { Db } from '../store/database.ts';
 import type { Markets } from '../../engine/core/units.ts';
 import { assert } from '../../engine/core/assert.ts';
+import { ammFillTxHash } from '../../engine/core/sim-hash.ts';
 import { EventKind, Liquidity, OrderStatus, type AmmFill, type EngineEvent, type OrderAccepted, type TradeExecuted } from '../../engine/core/events.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
 import { RewardsEventType, type RewardsPaid } from '../../engine/domains/rewards/commands.ts';
@@ -259,6 +260,7 @@ export class ReadModelWriter {
    */
   private filledOutside(event: AmmFill, ts: number): void {
     const taker = event.liquidity === Liquidity.taker;
+    const txHash = ammFillTxHash(event);
     this.insertTrade.run(
       event.tradeId,
       event.pairId,
@@ -276,10 +278,10 @@ export class ReadModelWriter {
       ts,
       event.venueId,
       event.chainId,
-      event.txHash,
+      txHash,
     );
     const change = this.changes.touch(event.orderId);
-    if (change.simTxHash === '') change.simTxHash = event.txHash;
+    if (change.simTxHash === '') change.simTxHash = txHash;
     this.filled(change, event.quantityLots, event.notionalAtoms, event.feeAtoms, event.remainingLots, ts);
     this.collect(event.mode, event.pairId, event.feeAtoms);
     if (event.mode !== 0) return;

@@ -5,7 +5,7 @@
  */
 import { assert } from '../assert.ts';
 import { noPrice } from '../book/book.ts';
-import { GroupKind, OrderType, TimeInForce, effectiveTimeInForce, type OrderRequest, type PlaceBatch } from '../commands.ts';
+import { GroupKind, OrderType, TimeInForce, effectiveTimeInForce, type OrderRequest, type PlaceBatch, type PlacementRequest } from '../commands.ts';
 import type { EngineState } from '../engine-state.ts';
 import { OrderStatus } from '../events.ts';
 import { noAccount } from '../ledger.ts';
@@ -30,7 +30,9 @@ export function holdTakerFeeBps(engine: EngineState, postOnly: boolean, takerFee
 
 /** Places one order (alone or as a batch item). Refusals emit OrderRejected and change nothing else. */
 export function placeOrder(engine: EngineState, request: OrderRequest): ResultCode {
-  const result = tryPlaceOrder(engine, request);
+  // Placement reads its request before anything it calls could place another order (matching never
+  // places), so one reused record serves every placement.
+  const result = tryPlaceOrder(engine, engine.placement.copy(request));
   if (result !== Result.ok) {
     const event = engine.rejected;
     event.orderId = request.orderId;
@@ -43,7 +45,7 @@ export function placeOrder(engine: EngineState, request: OrderRequest): ResultCo
   return result;
 }
 
-function tryPlaceOrder(engine: EngineState, request: OrderRequest): ResultCode {
+function tryPlaceOrder(engine: EngineState, request: PlacementRequest): ResultCode {
   // Shape.
   if (!validUser(request.userId) && !(engine.placingForDomain && isDomainUserId(request.userId))) return Result.invalidUser;
   if (request.mode !== 0 && request.mode !== 1) return Result.invalidMode;

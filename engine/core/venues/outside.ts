@@ -13,7 +13,6 @@ import { venueUserId } from '../limits.ts';
 import { feeIncrement } from '../matching/fees.ts';
 import { recordPrint } from '../matching/prints.ts';
 import { ensureAccountLists } from '../orders/accounts.ts';
-import { SimHashDomain, simTxHash } from '../sim-hash.ts';
 import type { Pair } from '../units.ts';
 import type { LiveVenueLevels, VirtualLevels } from '../virtual-levels.ts';
 import { venueCutoffMs } from './quotes.ts';
@@ -123,7 +122,6 @@ export function emitAmmFill(engine: EngineState, context: BookContext, slot: num
   event.remainingLots = store.quantityLots[slot]! - store.filledLots[slot]!;
   event.venueId = venueId;
   event.chainId = chainId;
-  event.txHash = simTxHash(context.mode === Mode.live ? SimHashDomain.ammFill : SimHashDomain.paperFill, event.tradeId);
   engine.sink.onEvent(event);
   if (engine.tradeListeners.length !== 0) for (const listener of engine.tradeListeners) listener(event);
 }
