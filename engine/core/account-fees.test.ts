@@ -106,7 +106,7 @@ test('account and order rates survive snapshot and restore, and enter the hash o
   assert.equal(stateHash(restored), stateHash(engine));
   assert.deepEqual(takeSnapshot(restored), snapshot);
   // The rate placed with is part of the order's state: the same order at another rate hashes differently.
-  const slot = restored.orders.account.findIndex((_account, index) => restored.orders.orderId[index] === snapshot.orders.orderId[0]);
-  restored.orders.takerFeeBps[slot] = 7;
+  const slot = restored.slotOf(snapshot.orders.orderId[0]!);
+  restored.orders.setTakerFeeBps(slot, 7);
   assert.notEqual(stateHash(restored), stateHash(engine));
 });

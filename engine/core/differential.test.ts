@@ -34,9 +34,9 @@ function checkHolds(engine: Engine, users: number): void {
       if (account < 0) continue;
       const held = new Float64Array(ledger.assetCount);
       for (const slot of engine.openOrderSlots(userId, mode)) {
-        const pair = engine.contexts[engine.orders.context[slot]!]!.pair;
-        const asset = engine.orders.side[slot] === 0 ? pair.quote.index : pair.base.index;
-        held[asset] = held[asset]! + engine.orders.heldAtoms[slot]!;
+        const pair = engine.contexts[engine.orders.context(slot)]!.pair;
+        const asset = engine.orders.side(slot) === 0 ? pair.quote.index : pair.base.index;
+        held[asset] = held[asset]! + engine.orders.heldAtoms(slot);
       }
       for (let asset = 0; asset < ledger.assetCount; asset++) {
         for (const domain of engine.domains) held[asset] = held[asset]! + (domain.heldAtoms?.(userId, mode, asset) ?? 0);

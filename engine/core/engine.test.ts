@@ -99,7 +99,7 @@ class Harness {
 
   status(orderId: number): number | undefined {
     const slot = this.engine.slotOf(orderId);
-    return slot === noSlot ? undefined : this.engine.orders.status[slot];
+    return slot === noSlot ? undefined : this.engine.orders.status(slot);
   }
 
   audit(): void {
@@ -234,9 +234,9 @@ test('partial fills keep the order open with its progress; the rest rests', () =
   const taker = h.place({ userId: 2, side: 0, priceTicks: 300_050, quantityLots: oneEthLots });
   assert.deepEqual(h.kinds(), [EventKind.orderAccepted, EventKind.tradeExecuted, EventKind.orderRested]);
   const slot = h.engine.slotOf(taker.orderId);
-  assert.equal(h.engine.orders.status[slot], OrderStatus.partiallyFilled);
-  assert.equal(h.engine.orders.filledLots[slot], 4_000);
-  assert.equal(h.engine.orders.filledNotionalAtoms[slot], 300_000 * 4_000);
+  assert.equal(h.engine.orders.status(slot), OrderStatus.partiallyFilled);
+  assert.equal(h.engine.orders.filledLots(slot), 4_000);
+  assert.equal(h.engine.orders.filledNotionalAtoms(slot), 300_000 * 4_000);
   const book = h.engine.context(eth.id, 0)!.book;
   assert.equal(book.bestPrice(0), 300_050);
   assert.equal(book.remainingLots(slot), 6_000);
@@ -397,7 +397,7 @@ test('an amend that needs more funds than are available is refused and changes n
   const held = h.held(1, usdc.index);
   assert.equal(h.amend(1, order.orderId, 0, 2 * oneEthLots), Result.insufficientBalance);
   assert.equal(h.held(1, usdc.index), held);
-  assert.equal(h.engine.orders.quantityLots[h.engine.slotOf(order.orderId)], oneEthLots);
+  assert.equal(h.engine.orders.quantityLots(h.engine.slotOf(order.orderId)), oneEthLots);
   h.audit();
 });
 

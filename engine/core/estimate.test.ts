@@ -82,7 +82,7 @@ for (const mode of [0, 1] as const) {
       assert.equal(stateHash(h.engine), hash, 'a query');
 
       for (const slot of h.engine.openOrderSlots(seller, mode)) {
-        const orderId = h.engine.orders.orderId[slot]!;
+        const orderId = h.engine.orders.orderId(slot);
         assert.equal(h.apply({ kind: CommandKind.cancelOrder, seq: 0, ts: 0, userId: seller, mode, orderId, clientOrderId: '' }), Result.ok);
       }
       const before = h.available(seller, mode, usdc.index);

@@ -67,16 +67,16 @@ function liveState(engine: Engine): string[] {
   const parts: unknown[] = [];
   const store = engine.orders;
   const order = (slot: number, lots: number): unknown[] => [
-    store.orderId[slot],
-    engine.ledger.userOf(store.account[slot]!),
-    store.side[slot],
-    store.orderType[slot],
-    store.priceTicks[slot],
-    store.stopPriceTicks[slot],
-    store.quantityLots[slot],
-    store.filledLots[slot],
-    store.filledNotionalAtoms[slot],
-    store.heldAtoms[slot],
+    store.orderId(slot),
+    engine.ledger.userOf(store.account(slot)),
+    store.side(slot),
+    store.orderType(slot),
+    store.priceTicks(slot),
+    store.stopPriceTicks(slot),
+    store.quantityLots(slot),
+    store.filledLots(slot),
+    store.filledNotionalAtoms(slot),
+    store.heldAtoms(slot),
     lots,
   ];
   for (const context of engine.contexts) {

@@ -82,12 +82,12 @@ export class PaperPrintFills implements MatchHandler {
     const context = engine.takerContext;
     const pair = context.pair;
     const notionalAtoms = priceTicks * lots * pair.quoteAtomsPerTickLot;
-    const feeAtoms = feeIncrement(store.makerNotionalAtoms[makerSlot]!, notionalAtoms, engine.settings.makerFeeBps);
-    store.makerNotionalAtoms[makerSlot] = store.makerNotionalAtoms[makerSlot]! + notionalAtoms;
-    settleOutside(engine, pair, context.mode, makerSlot, store.side[makerSlot] as Side, priceTicks, lots, notionalAtoms, feeAtoms);
-    store.filledLots[makerSlot] = store.filledLots[makerSlot]! + lots;
-    store.filledNotionalAtoms[makerSlot] = store.filledNotionalAtoms[makerSlot]! + notionalAtoms;
-    store.status[makerSlot] = makerRemainingLots === 0 ? OrderStatus.filled : OrderStatus.partiallyFilled;
+    const feeAtoms = feeIncrement(store.makerNotionalAtoms(makerSlot), notionalAtoms, engine.settings.makerFeeBps);
+    store.setMakerNotionalAtoms(makerSlot, store.makerNotionalAtoms(makerSlot) + notionalAtoms);
+    settleOutside(engine, pair, context.mode, makerSlot, store.side(makerSlot) as Side, priceTicks, lots, notionalAtoms, feeAtoms);
+    store.setFilledLots(makerSlot, store.filledLots(makerSlot) + lots);
+    store.setFilledNotionalAtoms(makerSlot, store.filledNotionalAtoms(makerSlot) + notionalAtoms);
+    store.setStatus(makerSlot, makerRemainingLots === 0 ? OrderStatus.filled : OrderStatus.partiallyFilled);
     emitAmmFill(engine, context, makerSlot, Liquidity.maker, priceTicks, lots, notionalAtoms, feeAtoms, liveBookVenueId, 0);
     if (makerRemainingLots === 0) finishFilled(engine, makerSlot);
   }

@@ -105,25 +105,25 @@ export function takeSnapshot(engine: Engine): EngineSnapshot {
   const columns = orderColumns(store.liveCount);
   let row = 0;
   const put = (slot: number, restingLots: number): void => {
-    columns.orderId[row] = store.orderId[slot]!;
-    columns.userId[row] = ledger.userOf(store.account[slot]!);
-    columns.context[row] = store.context[slot]!;
-    columns.side[row] = store.side[slot]!;
-    columns.orderType[row] = store.orderType[slot]!;
-    columns.timeInForce[row] = store.timeInForce[slot]!;
-    columns.selfTradePrevention[row] = store.selfTradePrevention[slot]!;
-    columns.postOnly[row] = store.postOnly[slot]!;
-    columns.status[row] = store.status[slot]!;
-    columns.priceTicks[row] = store.priceTicks[slot]!;
-    columns.stopPriceTicks[row] = store.stopPriceTicks[slot]!;
-    columns.holdPriceTicks[row] = store.holdPriceTicks[slot]!;
-    columns.quantityLots[row] = store.quantityLots[slot]!;
-    columns.filledLots[row] = store.filledLots[slot]!;
-    columns.filledNotionalAtoms[row] = store.filledNotionalAtoms[slot]!;
-    columns.takerNotionalAtoms[row] = store.takerNotionalAtoms[slot]!;
-    columns.makerNotionalAtoms[row] = store.makerNotionalAtoms[slot]!;
-    columns.takerFeeBps![row] = store.takerFeeBps[slot]!;
-    columns.heldAtoms[row] = store.heldAtoms[slot]!;
+    columns.orderId[row] = store.orderId(slot);
+    columns.userId[row] = ledger.userOf(store.account(slot));
+    columns.context[row] = store.context(slot);
+    columns.side[row] = store.side(slot);
+    columns.orderType[row] = store.orderType(slot);
+    columns.timeInForce[row] = store.timeInForce(slot);
+    columns.selfTradePrevention[row] = store.selfTradePrevention(slot);
+    columns.postOnly[row] = store.postOnly(slot);
+    columns.status[row] = store.status(slot);
+    columns.priceTicks[row] = store.priceTicks(slot);
+    columns.stopPriceTicks[row] = store.stopPriceTicks(slot);
+    columns.holdPriceTicks[row] = store.holdPriceTicks(slot);
+    columns.quantityLots[row] = store.quantityLots(slot);
+    columns.filledLots[row] = store.filledLots(slot);
+    columns.filledNotionalAtoms[row] = store.filledNotionalAtoms(slot);
+    columns.takerNotionalAtoms[row] = store.takerNotionalAtoms(slot);
+    columns.makerNotionalAtoms[row] = store.makerNotionalAtoms(slot);
+    columns.takerFeeBps![row] = store.takerFeeBps(slot);
+    columns.heldAtoms[row] = store.heldAtoms(slot);
     columns.restingLots[row] = restingLots;
     columns.clientOrderId[row] = store.clientOrderId[slot]!;
     row++;
@@ -270,7 +270,7 @@ export function restoreSnapshot(engine: Engine, snapshot: EngineSnapshot): void 
     });
   }
   // Account lists hold orders oldest first, and ids increase with acceptance.
-  const byId = Array.from(slots).sort((a, b) => engine.orders.orderId[a]! - engine.orders.orderId[b]!);
+  const byId = Array.from(slots).sort((a, b) => engine.orders.orderId(a) - engine.orders.orderId(b));
   for (const slot of byId) engine.restoreAccountLink(slot);
   assert(engine.orders.liveCount === count, 'every order restored');
 

@@ -18,27 +18,27 @@ export { StateHasher };
 /** Adds everything the store knows of one live order. */
 function hashOrder(hasher: StateHasher, engine: Engine, slot: number, restingLots: number): void {
   const store = engine.orders;
-  hasher.number(store.orderId[slot]!);
-  hasher.number(engine.ledger.userOf(store.account[slot]!));
-  hasher.number(store.side[slot]!);
-  hasher.number(store.orderType[slot]!);
-  hasher.number(store.timeInForce[slot]!);
-  hasher.number(store.selfTradePrevention[slot]!);
-  hasher.number(store.postOnly[slot]!);
-  hasher.number(store.status[slot]!);
-  hasher.number(store.priceTicks[slot]!);
-  hasher.number(store.stopPriceTicks[slot]!);
-  hasher.number(store.holdPriceTicks[slot]!);
-  hasher.number(store.quantityLots[slot]!);
-  hasher.number(store.filledLots[slot]!);
-  hasher.number(store.filledNotionalAtoms[slot]!);
-  hasher.number(store.takerNotionalAtoms[slot]!);
-  hasher.number(store.makerNotionalAtoms[slot]!);
-  hasher.number(store.heldAtoms[slot]!);
+  hasher.number(store.orderId(slot));
+  hasher.number(engine.ledger.userOf(store.account(slot)));
+  hasher.number(store.side(slot));
+  hasher.number(store.orderType(slot));
+  hasher.number(store.timeInForce(slot));
+  hasher.number(store.selfTradePrevention(slot));
+  hasher.number(store.postOnly(slot));
+  hasher.number(store.status(slot));
+  hasher.number(store.priceTicks(slot));
+  hasher.number(store.stopPriceTicks(slot));
+  hasher.number(store.holdPriceTicks(slot));
+  hasher.number(store.quantityLots(slot));
+  hasher.number(store.filledLots(slot));
+  hasher.number(store.filledNotionalAtoms(slot));
+  hasher.number(store.takerNotionalAtoms(slot));
+  hasher.number(store.makerNotionalAtoms(slot));
+  hasher.number(store.heldAtoms(slot));
   // An order's own taker rate only when it differs from the engine's, so states without discounts hash as before.
-  if (store.takerFeeBps[slot] !== engine.settings.takerFeeBps) {
+  if (store.takerFeeBps(slot) !== engine.settings.takerFeeBps) {
     hasher.number(-7);
-    hasher.number(store.takerFeeBps[slot]!);
+    hasher.number(store.takerFeeBps(slot));
   }
   hasher.string(store.clientOrderId[slot]!);
   hasher.number(restingLots);

@@ -11,18 +11,18 @@ import { noSlot } from './order-store.ts';
 
 export function insertStop(engine: EngineState, context: BookContext, slot: number): void {
   const store = engine.orders;
-  const buying = store.side[slot] === 0;
+  const buying = store.side(slot) === 0;
   const stops = buying ? context.buyStops : context.sellStops;
-  const stopTicks = store.stopPriceTicks[slot]!;
-  const orderId = store.orderId[slot]!;
+  const stopTicks = store.stopPriceTicks(slot);
+  const orderId = store.orderId(slot);
   // Binary search for the first stop that triggers after this one.
   let low = 0;
   let high = stops.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
     const other = stops[middle]!;
-    const otherTicks = store.stopPriceTicks[other]!;
-    const after = otherTicks === stopTicks ? store.orderId[other]! > orderId : buying ? otherTicks > stopTicks : otherTicks < stopTicks;
+    const otherTicks = store.stopPriceTicks(other);
+    const after = otherTicks === stopTicks ? store.orderId(other) > orderId : buying ? otherTicks > stopTicks : otherTicks < stopTicks;
     if (after) high = middle;
     else low = middle + 1;
   }
@@ -30,7 +30,7 @@ export function insertStop(engine: EngineState, context: BookContext, slot: numb
 }
 
 export function removeStop(engine: EngineState, context: BookContext, slot: number): void {
-  const stops = engine.orders.side[slot] === 0 ? context.buyStops : context.sellStops;
+  const stops = engine.orders.side(slot) === 0 ? context.buyStops : context.sellStops;
   const index = stops.indexOf(slot);
   assert(index >= 0, 'pending stop not in its list');
   stops.splice(index, 1);
@@ -49,20 +49,20 @@ export function triggerStops(engine: EngineState, context: BookContext): void {
     if (last === noPrice) return;
     let slot = noSlot;
     const buy = context.buyStops[0];
-    if (buy !== undefined && store.stopPriceTicks[buy]! <= last) {
+    if (buy !== undefined && store.stopPriceTicks(buy) <= last) {
       slot = buy;
       context.buyStops.shift();
     } else {
       const sell = context.sellStops[0];
-      if (sell !== undefined && store.stopPriceTicks[sell]! >= last) {
+      if (sell !== undefined && store.stopPriceTicks(sell) >= last) {
         slot = sell;
         context.sellStops.shift();
       }
     }
     if (slot === noSlot) return;
-    store.status[slot] = OrderStatus.open;
+    store.setStatus(slot, OrderStatus.open);
     const event = engine.triggered;
-    event.orderId = store.orderId[slot]!;
+    event.orderId = store.orderId(slot);
     event.pairId = context.pair.id;
     event.mode = context.mode;
     event.lastPriceTicks = last;

@@ -211,7 +211,7 @@ test('venue levels that would cross resting orders are dropped; a venue fill mov
   ]);
   assert.deepEqual((h.events(EventKind.venueQuoted)[0] as { askPriceTicks: number[] }).askPriceTicks, [300_060, 300_070], 'the event shows what is kept');
   const stop = h.place({ userId: 1, side: 0, orderType: OrderType.stopMarket, priceTicks: 0, stopPriceTicks: 300_060, quantityLots: 5 });
-  assert.equal(h.engine.orders.status[h.engine.slotOf(stop.orderId)], 0, 'pending');
+  assert.equal(h.engine.orders.status(h.engine.slotOf(stop.orderId)), 0, 'pending');
   h.place({ userId: 2, side: 0, priceTicks: 300_060, quantityLots: 5, timeInForce: TimeInForce.ioc });
   assert.ok(h.events(EventKind.stopTriggered).length === 1, 'the venue fill at 3000.60 triggered the stop');
   assert.equal(h.engine.slotOf(stop.orderId), noSlot, 'and the stop filled from the venue');
@@ -264,11 +264,11 @@ test('paper orders take from the live hybrid book without consuming it, and fill
 
   // A resting paper bid at 2999.95 fills when a live trade prints at or below it (at its own price).
   const rest = h.place({ userId: 3, mode: 1, side: 0, priceTicks: 299_995, quantityLots: 20 });
-  assert.equal(h.engine.orders.status[h.engine.slotOf(rest.orderId)], 1, 'resting');
+  assert.equal(h.engine.orders.status(h.engine.slotOf(rest.orderId)), 1, 'resting');
   h.place({ userId: 2, side: 1, priceTicks: 299_900, quantityLots: 15, timeInForce: TimeInForce.ioc });
   const printFills = h.fills().filter((fill) => fill.mode === 1);
   assert.deepEqual(printFills.map((fill) => [fill.orderId, fill.priceTicks, fill.quantityLots, fill.liquidity]), [[rest.orderId, 299_995, 15, Liquidity.maker]]);
-  assert.equal(h.engine.orders.filledLots[h.engine.slotOf(rest.orderId)], 15);
+  assert.equal(h.engine.orders.filledLots(h.engine.slotOf(rest.orderId)), 15);
   h.audit();
 
   // Under the rules of journals written before paper saw the live book, it matches only paper orders.

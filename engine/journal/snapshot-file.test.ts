@@ -33,7 +33,7 @@ test('a snapshot file keeps the accounts own taker rates and the orders rates', 
     assert.deepEqual(loadSnapshotFile(path, restored), { seq: 2, stateHash: hash });
     assert.equal(stateHash(restored), stateHash(engine));
     assert.equal(restored.takerFeeBpsByAccount.size, 1);
-    assert.equal(restored.orders.takerFeeBps[restored.slotOf(1)], 3);
+    assert.equal(restored.orders.takerFeeBps(restored.slotOf(1)), 3);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

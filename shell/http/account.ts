@@ -114,7 +114,7 @@ export function accountRoutes(context: ShellContext): Route[] {
         }
         const openOrders = new Map<string, number>();
         for (const slot of engine.openOrderSlots(userId, mode)) {
-          const pair = engine.contexts[engine.orders.context[slot]!]!.pair;
+          const pair = engine.contexts[engine.orders.context(slot)]!.pair;
           openOrders.set(pair.name, (openOrders.get(pair.name) ?? 0) + 1);
         }
         return {

@@ -329,10 +329,10 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
   const cancel = (request: RequestContext, pair: Pair, slot: number): Later => {
     const mode = modeOf(request.query);
     const userId = request.principal!.userId;
-    if (slot === noSlot || engine.contexts[engine.orders.context[slot]!]!.pair !== pair) {
+    if (slot === noSlot || engine.contexts[engine.orders.context(slot)]!.pair !== pair) {
       throw new ApiError(404, 'ORDER_NOT_FOUND', 'no such open order');
     }
-    const orderId = engine.orders.orderId[slot]!;
+    const orderId = engine.orders.orderId(slot);
     const clientOrderId = engine.orders.clientOrderId[slot]!;
     const command: Command = { kind: CommandKind.cancelOrder, seq: 0, ts: 0, userId, mode, orderId, clientOrderId: '' };
     return enqueue(context, request, command, (outcome) => {
@@ -590,7 +590,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
           quantityLots = quantity.value;
         }
         const slot = Number.isSafeInteger(orderId) && orderId > 0 ? engine.slotOf(orderId) : noSlot;
-        if (slot === noSlot || engine.contexts[engine.orders.context[slot]!]!.pair !== pair) throw new ApiError(404, 'ORDER_NOT_FOUND', 'no such open order');
+        if (slot === noSlot || engine.contexts[engine.orders.context(slot)]!.pair !== pair) throw new ApiError(404, 'ORDER_NOT_FOUND', 'no such open order');
         const clientOrderId = engine.orders.clientOrderId[slot] === '' ? null : engine.orders.clientOrderId[slot]!;
         const command: Command = { kind: CommandKind.amendOrder, seq: 0, ts: 0, userId: request.principal!.userId, mode: modeOf(request.query), orderId, priceTicks, quantityLots };
         return enqueue(context, request, command, (outcome) => {

@@ -195,7 +195,7 @@ test('orders, trades, candles and the ticker agree with the engine', () => {
       if (slot !== noSlot) {
         assert.deepEqual(
           [row['status'], row['filled_lots'], row['filled_notional_atoms'], row['quantity_lots'], row['price_ticks']],
-          [store.status[slot], store.filledLots[slot], store.filledNotionalAtoms[slot], store.quantityLots[slot], store.priceTicks[slot]],
+          [store.status(slot), store.filledLots(slot), store.filledNotionalAtoms(slot), store.quantityLots(slot), store.priceTicks(slot)],
           `live order ${orderId}`,
         );
       } else if (end !== undefined) {
@@ -393,7 +393,7 @@ test('read models written on their worker answer after their writes, and lost tr
       if (slot === noSlot) continue;
       live++;
       const row = first.readModels.queries.order(orderId);
-      assert.deepEqual([row?.status, row?.filledLots], [engine.orders.status[slot], engine.orders.filledLots[slot]], `order ${orderId}`);
+      assert.deepEqual([row?.status, row?.filledLots], [engine.orders.status(slot), engine.orders.filledLots(slot)], `order ${orderId}`);
     }
     assert.ok(live > 100, `${live} live orders checked`);
     const copy = openReadModelDatabase(dataDir);

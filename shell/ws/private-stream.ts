@@ -369,20 +369,20 @@ export class PrivateStream {
     const store = engine.orders;
     const orders: StreamMessage[] = [];
     for (const slot of engine.openOrderSlots(userId, mode).slice(0, snapshotOrdersMax)) {
-      const pair = engine.contexts[store.context[slot]!]!.pair;
-      const orderId = store.orderId[slot]!;
-      const orderType = store.orderType[slot] as OrderType;
+      const pair = engine.contexts[store.context(slot)]!.pair;
+      const orderId = store.orderId(slot);
+      const orderType = store.orderType(slot) as OrderType;
       const info: OrderInfo = {
         userId,
         mode,
         pair,
-        side: store.side[slot] as Side,
+        side: store.side(slot) as Side,
         orderType,
         clientOrderId: store.clientOrderId[slot] ?? '',
-        quantityLots: store.quantityLots[slot]!,
-        priceTicks: store.priceTicks[slot]!,
-        filledLots: store.filledLots[slot]!,
-        filledNotionalAtoms: store.filledNotionalAtoms[slot]!,
+        quantityLots: store.quantityLots(slot),
+        priceTicks: store.priceTicks(slot),
+        filledLots: store.filledLots(slot),
+        filledNotionalAtoms: store.filledNotionalAtoms(slot),
       };
       this.orders.set(orderId, info);
       const isMarket = orderType === OrderType.market || orderType === OrderType.stopMarket;
@@ -393,14 +393,14 @@ export class PrivateStream {
         pair: pair.name,
         side: sideNames[info.side],
         order_type: orderTypeNames[orderType],
-        time_in_force: timeInForceNames[store.timeInForce[slot]!],
+        time_in_force: timeInForceNames[store.timeInForce(slot)],
         price: isMarket ? null : formatPrice(info.priceTicks, pair),
-        stop_price: store.stopPriceTicks[slot] === 0 ? null : formatPrice(store.stopPriceTicks[slot]!, pair),
+        stop_price: store.stopPriceTicks(slot) === 0 ? null : formatPrice(store.stopPriceTicks(slot), pair),
         quantity: formatQuantity(info.quantityLots, pair),
         filled_quantity: formatQuantity(info.filledLots, pair),
         remaining_quantity: formatQuantity(info.quantityLots - info.filledLots, pair),
         average_price: averagePrice(pair, info.filledLots, info.filledNotionalAtoms),
-        status: orderStatusNames[store.status[slot]!],
+        status: orderStatusNames[store.status(slot)],
       });
     }
     const account = engine.ledger.find(userId, mode);

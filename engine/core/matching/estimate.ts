@@ -46,12 +46,12 @@ export function estimateSell(engine: EngineState, userId: number, mode: Mode, pa
   const store = engine.orders;
   let ownOrders = 0;
   let ownRestingHere = 0;
-  for (let slot = engine.accountHead[account]!; slot !== noSlot; slot = store.accountNext[slot]!) {
+  for (let slot = engine.accountHead[account]!; slot !== noSlot; slot = store.accountNext(slot)) {
     ownOrders++;
-    if (store.context[slot] !== context.index || store.status[slot] === OrderStatus.pending) continue;
+    if (store.context(slot) !== context.index || store.status(slot) === OrderStatus.pending) continue;
     ownRestingHere++;
-    if (store.side[slot] !== bid) continue;
-    const price = store.priceTicks[slot]!;
+    if (store.side(slot) !== bid) continue;
+    const price = store.priceTicks(slot);
     ownLots.set(price, (ownLots.get(price) ?? 0) + context.book.remainingLots(slot));
   }
   // The placement's room checks (orders/place.ts), with the account's own orders gone: a sell refused

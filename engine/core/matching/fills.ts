@@ -32,19 +32,19 @@ function settle(
 ): void {
   const store = engine.orders;
   const ledger = engine.ledger;
-  const buyerAccount = store.account[buyer]!;
-  const sellerAccount = store.account[seller]!;
+  const buyerAccount = store.account(buyer);
+  const sellerAccount = store.account(seller);
   const quote = pair.quote.index;
-  const improvementAtoms = (store.holdPriceTicks[buyer]! - priceTicks) * lots * pair.quoteAtomsPerTickLot;
+  const improvementAtoms = (store.holdPriceTicks(buyer) - priceTicks) * lots * pair.quoteAtomsPerTickLot;
   assert(improvementAtoms >= 0, 'buyer filled above its hold price');
   ledger.payFromHeld(buyerAccount, sellerAccount, quote, notionalAtoms - sellerFeeAtoms);
   ledger.payFromHeld(buyerAccount, ledger.feeAccount(mode), quote, buyerFeeAtoms + sellerFeeAtoms);
   if (improvementAtoms > 0) ledger.release(buyerAccount, quote, improvementAtoms);
   ledger.payFromHeld(sellerAccount, buyerAccount, pair.base.index, baseAtoms);
-  store.heldAtoms[buyer] = store.heldAtoms[buyer]! - notionalAtoms - buyerFeeAtoms - improvementAtoms;
-  store.heldAtoms[seller] = store.heldAtoms[seller]! - baseAtoms;
-  assert(store.heldAtoms[buyer]! >= 0, 'buyer order hold went negative');
-  assert(store.heldAtoms[seller]! >= 0, 'seller order hold went negative');
+  store.setHeldAtoms(buyer, store.heldAtoms(buyer) - notionalAtoms - buyerFeeAtoms - improvementAtoms);
+  store.setHeldAtoms(seller, store.heldAtoms(seller) - baseAtoms);
+  assert(store.heldAtoms(buyer) >= 0, 'buyer order hold went negative');
+  assert(store.heldAtoms(seller) >= 0, 'seller order hold went negative');
 }
 
 /**
@@ -61,13 +61,13 @@ export class TakerFills implements MatchHandler {
     const context = engine.takerContext;
     const pair = context.pair;
     const takerSlot = engine.takerSlot;
-    const takerSide = store.side[takerSlot] as Side;
+    const takerSide = store.side(takerSlot) as Side;
     const notionalAtoms = priceTicks * lots * pair.quoteAtomsPerTickLot;
     const baseAtoms = lots * pair.baseAtomsPerLot;
-    const takerFeeAtoms = feeIncrement(store.takerNotionalAtoms[takerSlot]!, notionalAtoms, store.takerFeeBps[takerSlot]!);
-    const makerFeeAtoms = feeIncrement(store.makerNotionalAtoms[makerSlot]!, notionalAtoms, engine.settings.makerFeeBps);
-    store.takerNotionalAtoms[takerSlot] = store.takerNotionalAtoms[takerSlot]! + notionalAtoms;
-    store.makerNotionalAtoms[makerSlot] = store.makerNotionalAtoms[makerSlot]! + notionalAtoms;
+    const takerFeeAtoms = feeIncrement(store.takerNotionalAtoms(takerSlot), notionalAtoms, store.takerFeeBps(takerSlot));
+    const makerFeeAtoms = feeIncrement(store.makerNotionalAtoms(makerSlot), notionalAtoms, engine.settings.makerFeeBps);
+    store.setTakerNotionalAtoms(takerSlot, store.takerNotionalAtoms(takerSlot) + notionalAtoms);
+    store.setMakerNotionalAtoms(makerSlot, store.makerNotionalAtoms(makerSlot) + notionalAtoms);
 
     const buyer = takerSide === 0 ? takerSlot : makerSlot;
     const seller = takerSide === 0 ? makerSlot : takerSlot;
@@ -75,12 +75,12 @@ export class TakerFills implements MatchHandler {
     const sellerFeeAtoms = takerSide === 0 ? makerFeeAtoms : takerFeeAtoms;
     settle(engine, pair, context.mode, buyer, seller, priceTicks, lots, notionalAtoms, baseAtoms, buyerFeeAtoms, sellerFeeAtoms);
 
-    store.filledLots[takerSlot] = store.filledLots[takerSlot]! + lots;
-    store.filledNotionalAtoms[takerSlot] = store.filledNotionalAtoms[takerSlot]! + notionalAtoms;
-    store.filledLots[makerSlot] = store.filledLots[makerSlot]! + lots;
-    store.filledNotionalAtoms[makerSlot] = store.filledNotionalAtoms[makerSlot]! + notionalAtoms;
-    store.status[makerSlot] = makerRemainingLots === 0 ? OrderStatus.filled : OrderStatus.partiallyFilled;
-    store.status[takerSlot] = OrderStatus.partiallyFilled;
+    store.setFilledLots(takerSlot, store.filledLots(takerSlot) + lots);
+    store.setFilledNotionalAtoms(takerSlot, store.filledNotionalAtoms(takerSlot) + notionalAtoms);
+    store.setFilledLots(makerSlot, store.filledLots(makerSlot) + lots);
+    store.setFilledNotionalAtoms(makerSlot, store.filledNotionalAtoms(makerSlot) + notionalAtoms);
+    store.setStatus(makerSlot, makerRemainingLots === 0 ? OrderStatus.filled : OrderStatus.partiallyFilled);
+    store.setStatus(takerSlot, OrderStatus.partiallyFilled);
     context.lastPriceTicks = priceTicks;
     if (context.mode === Mode.live) recordPrint(engine, pair.index, priceTicks, lots);
 
@@ -92,13 +92,13 @@ export class TakerFills implements MatchHandler {
     event.quantityLots = lots;
     event.notionalAtoms = notionalAtoms;
     event.takerSide = takerSide;
-    event.takerOrderId = store.orderId[takerSlot]!;
-    event.makerOrderId = store.orderId[makerSlot]!;
-    event.takerUserId = engine.ledger.userOf(store.account[takerSlot]!);
-    event.makerUserId = engine.ledger.userOf(store.account[makerSlot]!);
+    event.takerOrderId = store.orderId(takerSlot);
+    event.makerOrderId = store.orderId(makerSlot);
+    event.takerUserId = engine.ledger.userOf(store.account(takerSlot));
+    event.makerUserId = engine.ledger.userOf(store.account(makerSlot));
     event.takerFeeAtoms = takerFeeAtoms;
     event.makerFeeAtoms = makerFeeAtoms;
-    event.takerRemainingLots = store.quantityLots[takerSlot]! - store.filledLots[takerSlot]!;
+    event.takerRemainingLots = store.quantityLots(takerSlot) - store.filledLots(takerSlot);
     event.makerRemainingLots = makerRemainingLots;
     engine.sink.onEvent(event);
     if (engine.tradeListeners.length !== 0) for (const listener of engine.tradeListeners) listener(event);

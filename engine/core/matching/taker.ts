@@ -22,12 +22,12 @@ import { onOutsideFill, outsideSource, type VirtualSource } from '../venues/outs
 export function execute(engine: EngineState, context: BookContext, slot: number): void {
   const store = engine.orders;
   const book = context.book;
-  const side = store.side[slot] as Side;
-  const orderType = store.orderType[slot]!;
-  const timeInForce = store.timeInForce[slot]!;
-  const account = store.account[slot]!;
-  const stp = store.selfTradePrevention[slot] as SelfTradePrevention;
-  const wantedLots = store.quantityLots[slot]! - store.filledLots[slot]!;
+  const side = store.side(slot) as Side;
+  const orderType = store.orderType(slot);
+  const timeInForce = store.timeInForce(slot);
+  const account = store.account(slot);
+  const stp = store.selfTradePrevention(slot) as SelfTradePrevention;
+  const wantedLots = store.quantityLots(slot) - store.filledLots(slot);
   const opposite: Side = side === 0 ? 1 : 0;
 
   let limitPriceTicks: number;
@@ -37,9 +37,9 @@ export function execute(engine: EngineState, context: BookContext, slot: number)
       finishExpired(engine, slot, ExpireReason.market);
       return;
     }
-    limitPriceTicks = side === 0 ? Math.min(buyBand(engine, best), store.holdPriceTicks[slot]!) : sellBand(engine, best);
+    limitPriceTicks = side === 0 ? Math.min(buyBand(engine, best), store.holdPriceTicks(slot)) : sellBand(engine, best);
   } else {
-    limitPriceTicks = store.priceTicks[slot]!;
+    limitPriceTicks = store.priceTicks(slot);
   }
   const source = outsideSource(engine, context, opposite, limitPriceTicks, wantedLots);
   if (timeInForce === TimeInForce.fok && fillableLots(book, source, side, limitPriceTicks, wantedLots, account, stp) < wantedLots) {
@@ -77,7 +77,7 @@ export function execute(engine: EngineState, context: BookContext, slot: number)
     const remainingLots = wantedLots - filledLots;
     book.add(slot, account, side, limitPriceTicks, remainingLots);
     const event = engine.rested;
-    event.orderId = store.orderId[slot]!;
+    event.orderId = store.orderId(slot);
     event.pairId = context.pair.id;
     event.mode = context.mode;
     event.side = side;

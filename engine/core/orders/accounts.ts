@@ -27,10 +27,10 @@ export function ensureAccountLists(engine: EngineState, account: number): void {
 export function linkToAccount(engine: EngineState, account: number, slot: number): void {
   const store = engine.orders;
   const tail = engine.accountTail[account]!;
-  store.accountPrev[slot] = tail;
-  store.accountNext[slot] = noSlot;
+  store.setAccountPrev(slot, tail);
+  store.setAccountNext(slot, noSlot);
   if (tail === noSlot) engine.accountHead[account] = slot;
-  else store.accountNext[tail] = slot;
+  else store.setAccountNext(tail, slot);
   engine.accountTail[account] = slot;
   engine.accountOpenOrders[account] = engine.accountOpenOrders[account]! + 1;
 }
@@ -38,12 +38,12 @@ export function linkToAccount(engine: EngineState, account: number, slot: number
 /** Takes an ending order out of its account's list. */
 export function unlinkFromAccount(engine: EngineState, account: number, slot: number): void {
   const store = engine.orders;
-  const prev = store.accountPrev[slot]!;
-  const next = store.accountNext[slot]!;
+  const prev = store.accountPrev(slot);
+  const next = store.accountNext(slot);
   if (prev === noSlot) engine.accountHead[account] = next;
-  else store.accountNext[prev] = next;
+  else store.setAccountNext(prev, next);
   if (next === noSlot) engine.accountTail[account] = prev;
-  else store.accountPrev[next] = prev;
+  else store.setAccountPrev(next, prev);
   engine.accountOpenOrders[account] = engine.accountOpenOrders[account]! - 1;
 }
 
@@ -53,7 +53,7 @@ export function ownedSlot(engine: EngineState, userId: number, mode: Mode, order
     // By id: one lookup, then the owner is read off the order rather than looked up.
     const slot = slotOf(engine, orderId);
     if (slot === noSlot) return noSlot;
-    const account = engine.orders.account[slot]!;
+    const account = engine.orders.account(slot);
     return engine.ledger.userOf(account) === userId && engine.ledger.modeOf(account) === mode ? slot : noSlot;
   }
   if (clientOrderId === '') return noSlot;
@@ -74,7 +74,7 @@ export function openOrderSlots(engine: EngineState, userId: number, mode: Mode):
   const account = engine.ledger.find(userId, mode);
   const slots: number[] = [];
   if (account === noAccount) return slots;
-  for (let slot = engine.accountHead[account]!; slot !== noSlot; slot = engine.orders.accountNext[slot]!) slots.push(slot);
+  for (let slot = engine.accountHead[account]!; slot !== noSlot; slot = engine.orders.accountNext(slot)) slots.push(slot);
   return slots;
 }
 

@@ -19,16 +19,16 @@ export function amendOrder(engine: EngineState, command: AmendOrder): ResultCode
   const slot = ownedSlot(engine, command.userId, command.mode, command.orderId, '');
   if (slot === noSlot) return Result.orderNotFound;
   const store = engine.orders;
-  const context = engine.contexts[store.context[slot]!]!;
+  const context = engine.contexts[store.context(slot)]!;
   const pair = context.pair;
   const book = context.book;
-  const status = store.status[slot];
-  if (status === OrderStatus.pending || store.priceTicks[slot] === 0 || store.timeInForce[slot] !== TimeInForce.gtc) {
+  const status = store.status(slot);
+  if (status === OrderStatus.pending || store.priceTicks(slot) === 0 || store.timeInForce(slot) !== TimeInForce.gtc) {
     return Result.orderNotAmendable;
   }
-  const priceTicks = store.priceTicks[slot]!;
-  const quantityLots = store.quantityLots[slot]!;
-  const filledLots = store.filledLots[slot]!;
+  const priceTicks = store.priceTicks(slot);
+  const quantityLots = store.quantityLots(slot);
+  const filledLots = store.filledLots(slot);
   const newPriceTicks = command.priceTicks === 0 ? priceTicks : command.priceTicks;
   const newQuantityLots = command.quantityLots === 0 ? quantityLots : command.quantityLots;
   if (!validTicks(newPriceTicks, pair)) return Result.priceOutOfRange;
@@ -36,13 +36,13 @@ export function amendOrder(engine: EngineState, command: AmendOrder): ResultCode
     return Result.quantityOutOfRange;
   }
   if (newPriceTicks === priceTicks && newQuantityLots === quantityLots) return Result.ok;
-  const side = store.side[slot] as Side;
-  const account = store.account[slot]!;
+  const side = store.side(slot) as Side;
+  const account = store.account(slot);
   const remainingLots = quantityLots - filledLots;
   const newRemainingLots = newQuantityLots - filledLots;
   const heldAsset = side === 0 ? pair.quote.index : pair.base.index;
   const event = engine.amended;
-  event.orderId = store.orderId[slot]!;
+  event.orderId = store.orderId(slot);
   event.pairId = pair.id;
   event.mode = context.mode;
   event.side = side;
@@ -57,8 +57,8 @@ export function amendOrder(engine: EngineState, command: AmendOrder): ResultCode
     const releasedLots = remainingLots - newRemainingLots;
     const releasedAtoms = side === 0 ? priceTicks * releasedLots * pair.quoteAtomsPerTickLot : releasedLots * pair.baseAtomsPerLot;
     book.reduce(slot, newRemainingLots);
-    store.quantityLots[slot] = newQuantityLots;
-    store.heldAtoms[slot] = store.heldAtoms[slot]! - releasedAtoms;
+    store.setQuantityLots(slot, newQuantityLots);
+    store.setHeldAtoms(slot, store.heldAtoms(slot) - releasedAtoms);
     engine.ledger.release(account, heldAsset, releasedAtoms);
     event.priorityKept = true;
     event.heldDeltaAtoms = -releasedAtoms;
@@ -67,10 +67,10 @@ export function amendOrder(engine: EngineState, command: AmendOrder): ResultCode
   }
 
   // A price change or an increase loses priority: the order leaves the book and re-enters as a taker.
-  const newHeldAtoms = side === 0 ? buyHold(engine, pair, newPriceTicks, newRemainingLots, holdTakerFeeBps(engine, store.postOnly[slot] === 1, store.takerFeeBps[slot]!)) : newRemainingLots * pair.baseAtomsPerLot;
-  const deltaAtoms = newHeldAtoms - store.heldAtoms[slot]!;
+  const newHeldAtoms = side === 0 ? buyHold(engine, pair, newPriceTicks, newRemainingLots, holdTakerFeeBps(engine, store.postOnly(slot) === 1, store.takerFeeBps(slot))) : newRemainingLots * pair.baseAtomsPerLot;
+  const deltaAtoms = newHeldAtoms - store.heldAtoms(slot);
   if (deltaAtoms > 0 && engine.ledger.availableAtoms(account, heldAsset) < deltaAtoms) return Result.insufficientBalance;
-  if (store.postOnly[slot] === 1 && crosses(engine, context, side, newPriceTicks)) return Result.postOnlyWouldTake;
+  if (store.postOnly(slot) === 1 && crosses(engine, context, side, newPriceTicks)) return Result.postOnlyWouldTake;
   if (newPriceTicks !== priceTicks) {
     const restable = book.canRest(side, newPriceTicks);
     if (restable !== Result.ok) return restable;
@@ -78,13 +78,13 @@ export function amendOrder(engine: EngineState, command: AmendOrder): ResultCode
   book.remove(slot);
   if (deltaAtoms > 0) engine.ledger.hold(account, heldAsset, deltaAtoms);
   else if (deltaAtoms < 0) engine.ledger.release(account, heldAsset, -deltaAtoms);
-  store.priceTicks[slot] = newPriceTicks;
-  store.holdPriceTicks[slot] = newPriceTicks;
-  store.quantityLots[slot] = newQuantityLots;
-  store.heldAtoms[slot] = newHeldAtoms;
+  store.setPriceTicks(slot, newPriceTicks);
+  store.setHoldPriceTicks(slot, newPriceTicks);
+  store.setQuantityLots(slot, newQuantityLots);
+  store.setHeldAtoms(slot, newHeldAtoms);
   // Fees round up per price leg: the new hold carries a fresh fee cap for the new leg.
-  store.takerNotionalAtoms[slot] = 0;
-  store.makerNotionalAtoms[slot] = 0;
+  store.setTakerNotionalAtoms(slot, 0);
+  store.setMakerNotionalAtoms(slot, 0);
   event.priorityKept = false;
   event.heldDeltaAtoms = deltaAtoms;
   engine.sink.onEvent(event);

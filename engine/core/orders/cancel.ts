@@ -38,8 +38,8 @@ export function cancelAll(engine: EngineState, command: CancelAll): ResultCode {
   if (account === noAccount) return Result.ok;
   let slot = engine.accountHead[account]!;
   while (slot !== noSlot) {
-    const next = engine.orders.accountNext[slot]!;
-    if (contextIndex === -1 || engine.orders.context[slot] === contextIndex) cancelSlot(engine, slot, CancelReason.cancelAll);
+    const next = engine.orders.accountNext(slot);
+    if (contextIndex === -1 || engine.orders.context(slot) === contextIndex) cancelSlot(engine, slot, CancelReason.cancelAll);
     slot = next;
   }
   return Result.ok;
@@ -57,8 +57,8 @@ export function cancelBatch(engine: EngineState, command: CancelBatch): ResultCo
 
 function cancelSlot(engine: EngineState, slot: number, reason: CancelReason): void {
   const store = engine.orders;
-  const context = engine.contexts[store.context[slot]!]!;
-  const resting = store.status[slot] !== OrderStatus.pending;
+  const context = engine.contexts[store.context(slot)]!;
+  const resting = store.status(slot) !== OrderStatus.pending;
   if (resting) context.book.remove(slot);
   else removeStop(engine, context, slot);
   finishCancelled(engine, slot, reason, resting);

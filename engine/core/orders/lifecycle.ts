@@ -8,7 +8,7 @@ import { CancelReason, ExpireReason, OrderCancelled, OrderExpired, OrderStatus }
 import { clientKey, unlinkFromAccount } from './accounts.ts';
 
 export function finishFilled(engine: EngineState, slot: number): void {
-  engine.orders.status[slot] = OrderStatus.filled;
+  engine.orders.setStatus(slot, OrderStatus.filled);
   releaseHold(engine, slot);
   forget(engine, slot);
 }
@@ -25,19 +25,19 @@ export function finishExpired(engine: EngineState, slot: number, reason: ExpireR
 /** Ends an order before it filled: releases its hold, reports how far it got, and forgets it. */
 function finishEnded(engine: EngineState, slot: number, event: OrderCancelled | OrderExpired, reason: CancelReason | ExpireReason, resting: boolean): void {
   const store = engine.orders;
-  const context = engine.contexts[store.context[slot]!]!;
+  const context = engine.contexts[store.context(slot)]!;
   const releasedAtoms = releaseHold(engine, slot);
-  event.orderId = store.orderId[slot]!;
-  event.userId = engine.ledger.userOf(store.account[slot]!);
+  event.orderId = store.orderId(slot);
+  event.userId = engine.ledger.userOf(store.account(slot));
   event.pairId = context.pair.id;
   event.mode = context.mode;
-  event.side = store.side[slot] as Side;
-  event.priceTicks = store.priceTicks[slot]!;
+  event.side = store.side(slot) as Side;
+  event.priceTicks = store.priceTicks(slot);
   event.resting = resting;
   event.reason = reason;
-  event.filledLots = store.filledLots[slot]!;
-  event.remainingLots = store.quantityLots[slot]! - event.filledLots;
-  event.filledNotionalAtoms = store.filledNotionalAtoms[slot]!;
+  event.filledLots = store.filledLots(slot);
+  event.remainingLots = store.quantityLots(slot) - event.filledLots;
+  event.filledNotionalAtoms = store.filledNotionalAtoms(slot);
   event.releasedAtoms = releasedAtoms;
   engine.sink.onEvent(event);
   forget(engine, slot);
@@ -46,26 +46,26 @@ function finishEnded(engine: EngineState, slot: number, event: OrderCancelled | 
 /** Releases whatever the order still holds (unused fee cap, unfilled part); returns the atoms released. */
 function releaseHold(engine: EngineState, slot: number): number {
   const store = engine.orders;
-  const heldAtoms = store.heldAtoms[slot]!;
+  const heldAtoms = store.heldAtoms(slot);
   if (heldAtoms > 0) {
-    const pair = engine.contexts[store.context[slot]!]!.pair;
-    const asset = store.side[slot] === 0 ? pair.quote.index : pair.base.index;
-    engine.ledger.release(store.account[slot]!, asset, heldAtoms);
-    store.heldAtoms[slot] = 0;
+    const pair = engine.contexts[store.context(slot)]!.pair;
+    const asset = store.side(slot) === 0 ? pair.quote.index : pair.base.index;
+    engine.ledger.release(store.account(slot), asset, heldAtoms);
+    store.setHeldAtoms(slot, 0);
   }
   return heldAtoms;
 }
 
 function forget(engine: EngineState, slot: number): void {
   const store = engine.orders;
-  const account = store.account[slot]!;
+  const account = store.account(slot);
   const report = engine.orderReport;
-  if (store.orderId[slot] === report.orderId) {
+  if (store.orderId(slot) === report.orderId) {
     report.ended = true;
-    report.filledLots = store.filledLots[slot]!;
-    report.filledNotionalAtoms = store.filledNotionalAtoms[slot]!;
+    report.filledLots = store.filledLots(slot);
+    report.filledNotionalAtoms = store.filledNotionalAtoms(slot);
   }
-  engine.slotByOrderId.delete(store.orderId[slot]!);
+  engine.slotByOrderId.delete(store.orderId(slot));
   const clientOrderId = store.clientOrderId[slot]!;
   if (clientOrderId !== '') engine.slotByClientOrderId.delete(clientKey(account, clientOrderId));
   unlinkFromAccount(engine, account, slot);

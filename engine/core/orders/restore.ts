@@ -43,25 +43,25 @@ export function restoreOrder(engine: EngineState, row: RestoredOrder): number {
   const context = engine.contexts[row.context]!;
   const slot = engine.orders.allocate(engine.growSlots);
   const store = engine.orders;
-  store.orderId[slot] = row.orderId;
-  store.account[slot] = account;
-  store.context[slot] = row.context;
-  store.side[slot] = row.side;
-  store.orderType[slot] = row.orderType;
-  store.timeInForce[slot] = row.timeInForce;
-  store.selfTradePrevention[slot] = row.selfTradePrevention;
-  store.postOnly[slot] = row.postOnly;
-  store.status[slot] = row.status;
-  store.priceTicks[slot] = row.priceTicks;
-  store.stopPriceTicks[slot] = row.stopPriceTicks;
-  store.holdPriceTicks[slot] = row.holdPriceTicks;
-  store.quantityLots[slot] = row.quantityLots;
-  store.filledLots[slot] = row.filledLots;
-  store.filledNotionalAtoms[slot] = row.filledNotionalAtoms;
-  store.takerNotionalAtoms[slot] = row.takerNotionalAtoms;
-  store.makerNotionalAtoms[slot] = row.makerNotionalAtoms;
-  store.takerFeeBps[slot] = row.takerFeeBps;
-  store.heldAtoms[slot] = row.heldAtoms;
+  store.setOrderId(slot, row.orderId);
+  store.setAccount(slot, account);
+  store.setContext(slot, row.context);
+  store.setSide(slot, row.side);
+  store.setOrderType(slot, row.orderType);
+  store.setTimeInForce(slot, row.timeInForce);
+  store.setSelfTradePrevention(slot, row.selfTradePrevention);
+  store.setPostOnly(slot, row.postOnly);
+  store.setStatus(slot, row.status);
+  store.setPriceTicks(slot, row.priceTicks);
+  store.setStopPriceTicks(slot, row.stopPriceTicks);
+  store.setHoldPriceTicks(slot, row.holdPriceTicks);
+  store.setQuantityLots(slot, row.quantityLots);
+  store.setFilledLots(slot, row.filledLots);
+  store.setFilledNotionalAtoms(slot, row.filledNotionalAtoms);
+  store.setTakerNotionalAtoms(slot, row.takerNotionalAtoms);
+  store.setMakerNotionalAtoms(slot, row.makerNotionalAtoms);
+  store.setTakerFeeBps(slot, row.takerFeeBps);
+  store.setHeldAtoms(slot, row.heldAtoms);
   store.clientOrderId[slot] = row.clientOrderId;
   engine.slotByOrderId.set(row.orderId, slot);
   if (row.clientOrderId !== '') engine.slotByClientOrderId.set(clientKey(account, row.clientOrderId), slot);
@@ -75,5 +75,5 @@ export function restoreOrder(engine: EngineState, row: RestoredOrder): number {
 
 /** Appends a restored order to its account's list (called in order-id order). */
 export function restoreAccountLink(engine: EngineState, slot: number): void {
-  linkToAccount(engine, engine.orders.account[slot]!, slot);
+  linkToAccount(engine, engine.orders.account(slot), slot);
 }

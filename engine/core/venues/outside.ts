@@ -49,14 +49,14 @@ export function onOutsideFill(engine: EngineState, venueId: number, chainId: num
   const context = engine.takerContext;
   const pair = context.pair;
   const slot = engine.takerSlot;
-  const side = store.side[slot] as Side;
+  const side = store.side(slot) as Side;
   const notionalAtoms = priceTicks * lots * pair.quoteAtomsPerTickLot;
-  const feeAtoms = feeIncrement(store.takerNotionalAtoms[slot]!, notionalAtoms, store.takerFeeBps[slot]!);
-  store.takerNotionalAtoms[slot] = store.takerNotionalAtoms[slot]! + notionalAtoms;
+  const feeAtoms = feeIncrement(store.takerNotionalAtoms(slot), notionalAtoms, store.takerFeeBps(slot));
+  store.setTakerNotionalAtoms(slot, store.takerNotionalAtoms(slot) + notionalAtoms);
   settleOutside(engine, pair, context.mode, slot, side, priceTicks, lots, notionalAtoms, feeAtoms);
-  store.filledLots[slot] = store.filledLots[slot]! + lots;
-  store.filledNotionalAtoms[slot] = store.filledNotionalAtoms[slot]! + notionalAtoms;
-  store.status[slot] = OrderStatus.partiallyFilled;
+  store.setFilledLots(slot, store.filledLots(slot) + lots);
+  store.setFilledNotionalAtoms(slot, store.filledNotionalAtoms(slot) + notionalAtoms);
+  store.setStatus(slot, OrderStatus.partiallyFilled);
   context.lastPriceTicks = priceTicks;
   if (context.mode === Mode.live) recordPrint(engine, pair.index, priceTicks, lots);
   emitAmmFill(engine, context, slot, Liquidity.taker, priceTicks, lots, notionalAtoms, feeAtoms, venueId, chainId);
@@ -79,13 +79,13 @@ function venueAccount(engine: EngineState, mode: Mode): number {
 export function settleOutside(engine: EngineState, pair: Pair, mode: Mode, slot: number, side: Side, priceTicks: number, lots: number, notionalAtoms: number, feeAtoms: number): void {
   const store = engine.orders;
   const ledger = engine.ledger;
-  const account = store.account[slot]!;
+  const account = store.account(slot);
   const venue = venueAccount(engine, mode);
   const quote = pair.quote.index;
   const base = pair.base.index;
   const baseAtoms = lots * pair.baseAtomsPerLot;
   if (side === 0) {
-    const improvementAtoms = (store.holdPriceTicks[slot]! - priceTicks) * lots * pair.quoteAtomsPerTickLot;
+    const improvementAtoms = (store.holdPriceTicks(slot) - priceTicks) * lots * pair.quoteAtomsPerTickLot;
     assert(improvementAtoms >= 0, 'buyer filled above its hold price');
     ledger.payFromHeld(account, venue, quote, notionalAtoms);
     ledger.payFromHeld(account, ledger.feeAccount(mode), quote, feeAtoms);
@@ -93,16 +93,16 @@ export function settleOutside(engine: EngineState, pair: Pair, mode: Mode, slot:
     ledger.withdraw(venue, quote, notionalAtoms);
     ledger.deposit(venue, base, baseAtoms);
     ledger.payFromAvailable(venue, account, base, baseAtoms);
-    store.heldAtoms[slot] = store.heldAtoms[slot]! - notionalAtoms - feeAtoms - improvementAtoms;
+    store.setHeldAtoms(slot, store.heldAtoms(slot) - notionalAtoms - feeAtoms - improvementAtoms);
   } else {
     ledger.payFromHeld(account, venue, base, baseAtoms);
     ledger.withdraw(venue, base, baseAtoms);
     ledger.deposit(venue, quote, notionalAtoms);
     ledger.payFromAvailable(venue, account, quote, notionalAtoms - feeAtoms);
     ledger.payFromAvailable(venue, ledger.feeAccount(mode), quote, feeAtoms);
-    store.heldAtoms[slot] = store.heldAtoms[slot]! - baseAtoms;
+    store.setHeldAtoms(slot, store.heldAtoms(slot) - baseAtoms);
   }
-  assert(store.heldAtoms[slot]! >= 0, 'order hold went negative in an outside fill');
+  assert(store.heldAtoms(slot) >= 0, 'order hold went negative in an outside fill');
 }
 
 export function emitAmmFill(engine: EngineState, context: BookContext, slot: number, liquidity: Liquidity, priceTicks: number, lots: number, notionalAtoms: number, feeAtoms: number, venueId: number, chainId: number): void {
@@ -111,15 +111,15 @@ export function emitAmmFill(engine: EngineState, context: BookContext, slot: num
   event.tradeId = ++engine.lastTradeId;
   event.pairId = context.pair.id;
   event.mode = context.mode;
-  event.orderId = store.orderId[slot]!;
-  event.userId = engine.ledger.userOf(store.account[slot]!);
-  event.side = store.side[slot] as Side;
+  event.orderId = store.orderId(slot);
+  event.userId = engine.ledger.userOf(store.account(slot));
+  event.side = store.side(slot) as Side;
   event.liquidity = liquidity;
   event.priceTicks = priceTicks;
   event.quantityLots = lots;
   event.notionalAtoms = notionalAtoms;
   event.feeAtoms = feeAtoms;
-  event.remainingLots = store.quantityLots[slot]! - store.filledLots[slot]!;
+  event.remainingLots = store.quantityLots(slot) - store.filledLots(slot);
   event.venueId = venueId;
   event.chainId = chainId;
   engine.sink.onEvent(event);

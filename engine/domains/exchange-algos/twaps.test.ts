@@ -273,7 +273,7 @@ test('a paper TWAP takes the live book read-only', () => {
   assert.equal(h.events(EventKind.tradeExecuted).length, 0, 'no live trade');
   const slot = h.engine.slotOf(askId);
   const store = h.engine.orders;
-  assert.equal(store.quantityLots[slot]! - store.filledLots[slot]!, 1_000, 'the live ask is untouched');
+  assert.equal(store.quantityLots(slot) - store.filledLots(slot), 1_000, 'the live ask is untouched');
   assert.equal(h.engine.ledger.availableAtoms(h.engine.ledger.find(1, 0), ether.index), liveBefore);
   assert.equal(h.engine.ledger.audit(), null);
 });

@@ -352,7 +352,7 @@ test('estimateSell tells what an IOC sell raises, without the account\u2019s own
   const vaults = h.vaults;
   const account = h.engine.ledger.find(vaultUser, 0);
   assert.ok(h.engine.ledger.heldAtoms(account, usdc.index) > 0);
-  for (const slot of h.engine.openOrderSlots(vaultUser, 0)) assert.equal(h.engine.cancelGroupOrder(vaultUser, 0, h.engine.orders.orderId[slot]!), Result.ok);
+  for (const slot of h.engine.openOrderSlots(vaultUser, 0)) assert.equal(h.engine.cancelGroupOrder(vaultUser, 0, h.engine.orders.orderId(slot)), Result.ok);
   assert.equal(h.engine.ledger.heldAtoms(account, usdc.index), 0);
   assert.equal(h.engine.cancelGroupOrder(3, 0, 1), Result.invalidUser, 'never a client\u2019s order');
   assert.ok(vaults.vault(1)!.quoteIds.length > 0);
