@@ -79,6 +79,9 @@ const migrations: string[] = [
      created_at TEXT NOT NULL
    ) WITHOUT ROWID;
    CREATE TABLE revoked_token_families (family TEXT PRIMARY KEY, until_ms INTEGER NOT NULL) WITHOUT ROWID;`,
+  // SIWE nonces outlive a restart between handing one out and signing in with it (shell/auth/siwe.ts).
+  `CREATE TABLE siwe_nonces (nonce TEXT PRIMARY KEY, expires_at_ms INTEGER NOT NULL) WITHOUT ROWID;
+   CREATE INDEX siwe_nonces_expiry ON siwe_nonces(expires_at_ms);`,
 ];
 
 /** A named random secret of the deployment (made on first use, kept in the identity database). */
