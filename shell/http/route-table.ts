@@ -664,6 +664,15 @@ export class RouteTable {
     return exchange.answer;
   }
 
+  /**
+   * The authenticator the mounted table checks credentials with, for a transport that runs routes
+   * in-process and must check its own requests first (the MCP service: a signed key's signature).
+   */
+  get authenticator(): Authenticator {
+    if (this.options === null) throw new Error('the route table is not mounted');
+    return this.options.authenticator;
+  }
+
   /** Serves every route of the table on `app`. */
   mount(app: TemplatedApp, options: DispatchOptions): void {
     this.options = options;
