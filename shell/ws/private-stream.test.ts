@@ -403,6 +403,7 @@ test('signed keys sign the subscribe frame: good, stale, replayed, wrong and mis
     // The documented canonical string, computed here by hand rather than with the server's helper.
     const sign = (timestamp: string, key = secret, method = 'SUBSCRIBE') => createHmac('sha256', key).update(`${timestamp}\n${method}\n/ws/exchange/private\n\n`).digest('hex');
     assert.equal(sign(String(now)), signatureOf(secret, String(now), { method: 'SUBSCRIBE', path: '/ws/exchange/private', rawQuery: '', rawBody: null }));
+    assert.equal(sign('1764072000000', 'tps_example'), 'dc706af3da27bea3a3a16a8705bc922351dd9abd4ec07cc1fc7e0c82eee8d5a5', "README's example");
     await client.open();
     await other.open();
     let errors = 0;
