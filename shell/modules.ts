@@ -15,7 +15,7 @@ import { fundingRoutes } from './http/funding.ts';
 import { apiKeyRoutes } from './http/api-keys.ts';
 import { exchangeOrderRoutes } from './http/exchange-orders.ts';
 import { exchangeAlgoRoutes } from './http/exchange-algos.ts';
-import { cancelSwitchRoutes } from './http/cancel-switch.ts';
+import { cancelSwitchModule } from './http/cancel-switch.ts';
 import { exchangeHistoryRoutes } from './http/exchange-history.ts';
 import { twoFactorRoutes } from './http/two-factor-routes.ts';
 import { agentRoutes } from './http/agents.ts';
@@ -57,7 +57,7 @@ export const shellModules: readonly ShellModule[] = [
   routesOnly('api-keys', apiKeyRoutes),
   routesOnly('exchange-orders', exchangeOrderRoutes),
   routesOnly('exchange-algos', exchangeAlgoRoutes),
-  routesOnly('cancel-switch', cancelSwitchRoutes),
+  cancelSwitchModule,
   routesOnly('exchange-history', (context) => exchangeHistoryRoutes(context, context.readModels)),
   routesOnly('two-factor', twoFactorRoutes),
   routesOnly('agents', agentRoutes),

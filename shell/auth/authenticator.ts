@@ -4,7 +4,8 @@
  * `none` needs nothing; `admin` needs X-API-Key equal to ADMIN_API_KEY; `bearer` a full access token in
  * `Authorization: Bearer …`; `key` an API key in X-API-Key; `bearer_or_key` either; `optional` either when
  * the request carries one and nothing otherwise. The `calculator` class counts per client address whatever
- * the credentials. A key marked `signed` must also carry a valid, fresh, unused signature (signatures.ts);
+ * the credentials. A key marked `signed` must also carry a valid, fresh, unused signature (signatures.ts)
+ * over the HTTP request, the MCP request that carries a tool call, or a private stream's subscribe frame;
  * other keys cost what they always did: one map lookup.
  */
 import { timingSafeEqual } from 'node:crypto';
@@ -43,10 +44,16 @@ export interface Credentials {
   readonly timestamp?: string;
   readonly signature?: string;
   /**
-   * What a signature covers, the HTTP request as sent; absent for in-process callers (the MCP server's
-   * tools), which carry no signature, so that a signed key cannot be used without one that way either.
+   * What a signature covers: the HTTP request as sent, or a stream's subscribe (method SUBSCRIBE and the
+   * stream's path). Absent, a signed key is refused: nothing was signed.
    */
   readonly signedParts?: SignedParts;
+  /**
+   * Set by a transport that checked the signature of the request carrying these credentials itself
+   * (`verifySignature`): the MCP service checks each HTTP request once, however many tool calls it
+   * carries, and its in-process calls then need no signature of their own.
+   */
+  readonly signatureVerified?: boolean;
 }
 
 export class Authenticator {
@@ -90,6 +97,24 @@ export class Authenticator {
     }
   }
 
+  /**
+   * Checks the signature of a request whose X-API-Key is a signed key (throws ApiError 401 as
+   * `authenticate` would); true when it did, false when there was nothing to check (no key, an unknown
+   * one, which the call itself refuses, or an unsigned one). For transports that run calls in-process.
+   */
+  verifySignature(credentials: Credentials): boolean {
+    if (credentials.apiKey === '') return false;
+    const key = this.keys.find(credentials.apiKey);
+    if (key === null || !key.signed) return false;
+    this.checkSignature(key.id, key.hmacKey, credentials);
+    return true;
+  }
+
+  private checkSignature(keyId: number, hmacKey: Buffer | null, credentials: Credentials): void {
+    if (hmacKey === null) throw new Error(`signed API key ${keyId} has no sealed secret`);
+    this.signatures.check(hmacKey, { timestamp: credentials.timestamp ?? '', signature: credentials.signature ?? '' }, credentials.signedParts ?? null);
+  }
+
   private admin(apiKey: string): Principal {
     if (this.adminApiKey === '') throw new ApiError(404, 'NOT_FOUND', 'admin routes are disabled (ADMIN_API_KEY is not set)');
     if (apiKey === '') throw new ApiError(401, 'UNAUTHENTICATED', 'X-API-Key header required');
@@ -102,10 +127,7 @@ export class Authenticator {
     if (apiKey === '') throw new ApiError(401, 'UNAUTHENTICATED', 'X-API-Key header required');
     const key = this.keys.find(apiKey);
     if (key === null) throw new ApiError(401, 'INVALID_API_KEY', 'the API key is unknown or revoked');
-    if (key.signed) {
-      if (key.hmacKey === null) throw new Error(`signed API key ${key.id} has no sealed secret`);
-      this.signatures.check(key.hmacKey, { timestamp: credentials.timestamp ?? '', signature: credentials.signature ?? '' }, credentials.signedParts ?? null);
-    }
+    if (key.signed && credentials.signatureVerified !== true) this.checkSignature(key.id, key.hmacKey, credentials);
     if (permission !== undefined && !key.permissions.includes(permission)) {
       throw new ApiError(403, 'PERMISSION_DENIED', `this key lacks the ${permission} permission`);
     }

@@ -8,6 +8,10 @@
  * routes that take no body). A timestamp further than the receive window from the server's clock is
  * refused, and so is a signature already accepted while it could still be within the window: a captured
  * request cannot be sent again.
+ *
+ * The same string signs the other ways in: an MCP request (the HTTP POST, GET or DELETE to /mcp/v1, as
+ * sent) and a private stream's subscribe frame, whose method is SUBSCRIBE and path the stream's, with an
+ * empty query and body (`subscribeParts`). One guard serves them all, so a signature is used once anywhere.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../http/errors.ts';
@@ -36,6 +40,11 @@ const timestampPattern = /^[0-9]{1,16}$/;
 const signaturePattern = /^[0-9a-fA-F]{64}$/;
 const emptyBody = Buffer.alloc(0);
 
+/** What a subscribe frame's signature covers on the stream at `path`: `timestamp\nSUBSCRIBE\n<path>\n\n`. */
+export function subscribeParts(path: string): SignedParts {
+  return { method: 'SUBSCRIBE', path, rawQuery: '', rawBody: null };
+}
+
 /** The hex HMAC-SHA256 of a request's canonical string (clients compute the same). */
 export function signatureOf(secret: Buffer | string, timestamp: string, parts: SignedParts): string {
   return createHmac('sha256', secret)
@@ -61,7 +70,11 @@ export class SignatureGuard {
   /** Throws ApiError 401 unless the request carries a fresh, correct signature not seen before. */
   check(hmacKey: Buffer, headers: SignatureHeaders, parts: SignedParts | null): void {
     if (headers.timestamp === '' || headers.signature === '' || parts === null) {
-      throw new ApiError(401, 'SIGNATURE_REQUIRED', 'this API key is signed: send X-Timestamp and X-Signature (README "Signed requests")');
+      throw new ApiError(
+        401,
+        'SIGNATURE_REQUIRED',
+        'this API key is signed: send X-Timestamp and X-Signature (on the private stream: timestamp and signature in the subscribe frame; README "Signed requests")',
+      );
     }
     if (!timestampPattern.test(headers.timestamp)) throw new ApiError(401, 'TIMESTAMP_OUTSIDE_WINDOW', 'X-Timestamp must be Unix time in milliseconds');
     const nowMs = this.clock();

@@ -3,15 +3,18 @@
  * checks of a signed message before its wallet gets a session. A message must be well formed, name this
  * service's domain and chain id, carry a nonce this server issued and nobody has used, be issued recently
  * and not be expired or not yet valid, and be signed by its own address (an EOA's personal_sign,
- * recovered with viem). Nonces live in memory: a restart only means asking for a new one.
+ * recovered with viem). Nonces are kept in the identity database (table siwe_nonces), so a restart between
+ * handing one out and signing in with it loses nothing; using one deletes it, in one statement, so it
+ * cannot serve twice, not even to two sign-ins racing.
  */
 import { randomBytes } from 'node:crypto';
 import { isAddress, recoverMessageAddress, type Hex } from 'viem';
 import { parseSiweMessage } from 'viem/siwe';
 import { ApiError } from '../http/errors.ts';
+import type { Db } from '../store/database.ts';
 import type { AuthSettings } from './settings.ts';
 
-/** Nonces outstanding at once; past this the oldest is dropped (each is good for a few minutes only). */
+/** Nonces outstanding at once; past this the one nearest its expiry is dropped (each is good for a few minutes only). */
 export const siweNoncesMax = 100_000;
 /** How far a message's issued-at may be ahead of the server's clock (clients' clocks drift). */
 export const siweClockSkewMs = 60_000;
@@ -19,49 +22,54 @@ export const siweClockSkewMs = 60_000;
 export const siweMessageLengthMax = 4096;
 
 export class SiweNonces {
-  /** Nonce -> when it expires; insertion order is expiry order (every nonce lives the same span). */
-  private readonly nonces = new Map<string, number>();
+  private readonly insert;
+  private readonly live;
+  private readonly use;
+  private readonly forgetExpired;
+  private readonly dropOldest;
+  /** Rows in the table: counted once at start, then kept from each statement's changes (this process alone writes them). */
+  private count: number;
 
   constructor(
+    db: Db,
     private readonly ttlMs: number,
     private readonly clock: () => number,
-  ) {}
+  ) {
+    this.insert = db.prepare('INSERT INTO siwe_nonces (nonce, expires_at_ms) VALUES (?, ?)');
+    this.live = db.prepare('SELECT 1 FROM siwe_nonces WHERE nonce = ? AND expires_at_ms > ?');
+    this.use = db.prepare('DELETE FROM siwe_nonces WHERE nonce = ? AND expires_at_ms > ?');
+    this.forgetExpired = db.prepare('DELETE FROM siwe_nonces WHERE expires_at_ms <= ?');
+    this.dropOldest = db.prepare('DELETE FROM siwe_nonces WHERE nonce = (SELECT nonce FROM siwe_nonces ORDER BY expires_at_ms LIMIT 1)');
+    this.count = (db.prepare('SELECT COUNT(*) AS count FROM siwe_nonces').get() as { count: number }).count;
+  }
 
   /** A new nonce (32 hex digits: EIP-4361 asks for at least 8 alphanumerics) and its expiry. */
   issue(): { nonce: string; expiresAtMs: number } {
     const nowMs = this.clock();
-    this.forget(nowMs);
-    if (this.nonces.size >= siweNoncesMax) {
-      const oldest = this.nonces.keys().next().value;
-      if (oldest !== undefined) this.nonces.delete(oldest);
-    }
+    this.count -= this.forgetExpired.run(nowMs).changes;
+    if (this.count >= siweNoncesMax) this.count -= this.dropOldest.run().changes;
     const nonce = randomBytes(16).toString('hex');
     const expiresAtMs = nowMs + this.ttlMs;
-    this.nonces.set(nonce, expiresAtMs);
+    this.insert.run(nonce, expiresAtMs);
+    this.count++;
     return { nonce, expiresAtMs };
   }
 
   /** Whether `nonce` was issued, is unexpired and unused. */
   has(nonce: string): boolean {
-    this.forget(this.clock());
-    return this.nonces.has(nonce);
+    return this.live.get(nonce, this.clock()) !== undefined;
   }
 
   /** Uses `nonce` up; false when it is not (or no longer) there. */
   take(nonce: string): boolean {
-    this.forget(this.clock());
-    return this.nonces.delete(nonce);
+    const taken = this.use.run(nonce, this.clock()).changes === 1;
+    if (taken) this.count--;
+    return taken;
   }
 
+  /** Nonces stored, expired ones not yet forgotten included. */
   get size(): number {
-    return this.nonces.size;
-  }
-
-  private forget(nowMs: number): void {
-    for (const [nonce, expiresAtMs] of this.nonces) {
-      if (expiresAtMs > nowMs) return;
-      this.nonces.delete(nonce);
-    }
+    return this.count;
   }
 }
 

@@ -236,6 +236,11 @@ export const streamCatalogue: Readonly<Record<string, StreamSpec>> = {
     subscribeFields: {
       api_key: string('an API key with the read permission (trade when cancel_on_disconnect)'),
       token: string('a bearer access token, instead of api_key'),
+      timestamp: {
+        type: ['string', 'integer'],
+        description: 'signed API keys only: Unix time in milliseconds, within API_SIGNATURE_WINDOW_MS of the server\'s clock',
+      },
+      signature: string('signed API keys only: hex HMAC-SHA256 under the key\'s secret of timestamp + "\\nSUBSCRIBE\\n/ws/exchange/private\\n\\n"; each frame signed anew'),
       mode: oneOf(['live', 'paper'], 'the account\'s mode; live when absent'),
       cancel_on_disconnect: { type: 'boolean', description: 'cancel every open order of this mode when this connection closes; default false' },
     },

@@ -309,6 +309,7 @@ const visits: Record<string, Visit> = {
     await t.ok('POST', '/api/v1/exchange/cancel-all-after', { timeout_ms: 60_000 }, t.alice.key);
     return t.call('POST', '/api/v1/exchange/cancel-all-after', { timeout_ms: 0 }, t.alice.key);
   },
+  tp_clob_get_cancel_all_after: (t) => t.call('GET', '/api/v1/exchange/cancel-all-after', undefined, t.alice.key),
   tp_clob_place_twap: async (t) => {
     const answer = await t.call('POST', '/api/v1/exchange/eth/twap', { side: 'buy', quantity: '0.4', duration_seconds: 40, interval_seconds: 10 }, t.bob.key);
     return keep(t, answer, 'twap', answer.json['twap_id']);

@@ -4,6 +4,9 @@
  * timeout_ms, a new call replaces it (a renewal), and 0 disarms. When the runtime's clock passes the
  * deadline, the timers journal a RunTimers that cancels every open order of the caller in that mode, so
  * the deadline and the cancel survive a restart. Disarming a switch that is not armed answers armed false.
+ *
+ * GET /api/v1/exchange/cancel-all-after?mode= reads the caller's switch from a view fed by the durable
+ * events (cancel-switch-view.ts): whether it is armed, its timeout, when it fires, and its last firing.
  */
 import { Type } from '@sinclair/typebox';
 import { Mode, modeNames } from '../../engine/core/commands.ts';
@@ -20,9 +23,11 @@ import {
   type CancelSwitchArmed,
 } from '../../engine/domains/cancel-switch/index.ts';
 import type { ShellContext } from '../context.ts';
+import type { ShellModule } from '../shell-module.ts';
+import { CancelSwitchView } from './cancel-switch-view.ts';
 import { ApiError, engineRefusal } from './errors.ts';
 import { enqueue } from './exchange-orders.ts';
-import type { Route } from './route-table.ts';
+import { declareRoute, type Route } from './route-table.ts';
 import { closed, modeField, nullable } from './schemas.ts';
 
 const switchBody = {
@@ -48,8 +53,49 @@ const switchAnswer = closed({
   deadline_ms: nullable(Type.Integer({ description: 'the deadline in Unix milliseconds' })),
 });
 
-export function cancelSwitchRoutes(context: ShellContext): Route[] {
+const switchState = closed({
+  armed: Type.Boolean(),
+  mode: modeField,
+  timeout_ms: nullable(
+    Type.Integer({ minimum: 0, description: 'the timeout the switch was last armed with; 0 when not armed; null when armed but a crash lost the record of it (arm again to set it)' }),
+  ),
+  fires_at: nullable(Type.String({ format: 'date-time', description: 'the journaled deadline: every open order of the mode is cancelled then unless renewed; null when not armed' })),
+  fires_at_ms: nullable(Type.Integer({ description: 'the deadline in Unix milliseconds' })),
+  last_fired_at: nullable(Type.String({ format: 'date-time', description: 'when the switch last fired (journaled time); null if it never did' })),
+  last_cancelled_orders: nullable(Type.Integer({ minimum: 0, description: 'orders its last firing cancelled; null if it never fired' })),
+});
+
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export function cancelSwitchRoutes(context: ShellContext, view: CancelSwitchView): Route[] {
   return [
+    declareRoute({
+      method: 'GET',
+      name: 'tp_clob_get_cancel_all_after',
+      path: '/api/v1/exchange/cancel-all-after',
+      auth: 'bearer_or_key',
+      permission: 'read',
+      rateLimit: 'general',
+      tags: ['Exchange'],
+      summary: "The caller's dead-man's switch in the mode (live unless mode=paper): armed or not, its timeout, when it fires, and its last firing, as durable events left it",
+      query: Type.Object({ mode: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('paper')])) }, { additionalProperties: false }),
+      response: switchState,
+      handler: (request) => {
+        const mode = request.query.mode === 'paper' ? Mode.paper : Mode.live;
+        const state = view.state(request.principal!.userId, mode);
+        return {
+          body: {
+            armed: state.armed,
+            mode: modeNames[mode],
+            timeout_ms: state.timeoutMs,
+            fires_at: isoOrNull(state.deadlineMs),
+            fires_at_ms: state.deadlineMs,
+            last_fired_at: isoOrNull(state.firedAtMs),
+            last_cancelled_orders: state.cancelledOrders,
+          },
+        };
+      },
+    }),
     {
       method: 'POST',
       name: 'tp_clob_cancel_all_after',
@@ -87,3 +133,12 @@ export function cancelSwitchRoutes(context: ShellContext): Route[] {
     },
   ];
 }
+
+/** The switch's routes and the durable view the GET reads. */
+export const cancelSwitchModule: ShellModule = {
+  name: 'cancel-switch',
+  create(context) {
+    const view = new CancelSwitchView(context.durable.engine, context.identity.db);
+    return { routes: cancelSwitchRoutes(context, view), onDurable: (batch) => view.onBatch(batch) };
+  },
+};

@@ -489,6 +489,8 @@ class LocalExchange implements RequestContext {
   readonly body: unknown;
   principal: Principal | null = null;
   readonly figures = new RateFigures();
+  /** When the call began (performance.now()), taken only for an observed route, as over HTTP. */
+  private readonly arrivalMs: number;
   private answered = false;
   private settle: (answer: RouteAnswer) => void = () => {};
   readonly answer = new Promise<RouteAnswer>((resolve) => {
@@ -508,6 +510,7 @@ class LocalExchange implements RequestContext {
     this.path = route.path.replace(/\{([a-z_][a-z0-9_]*)\}/gi, (_, name: string) => encodeURIComponent(params[name] ?? ''));
     // As over HTTP: a route without a body schema never reads one; one with a schema gets {} when none is sent.
     this.body = route.body === undefined ? undefined : (body ?? {});
+    this.arrivalMs = compiled.observer === null ? 0 : performance.now();
   }
 
   /** The caller's address (handlers that count their own quotas per address read it). */
@@ -538,6 +541,9 @@ class LocalExchange implements RequestContext {
   private respond(status: number, text: string, contentType: string, extra: Record<string, string> | undefined): void {
     if (this.answered) return;
     this.answered = true;
+    // An order placed through an MCP tool is an order all the same: the metrics count and time it as REST's.
+    const observer = this.compiled.observer;
+    if (observer !== null) observer(status, performance.now() - this.arrivalMs);
     const headers: Record<string, string> = {};
     if (this.figures.limit > 0) {
       headers['X-RateLimit-Limit'] = String(this.figures.limit);
@@ -622,9 +628,9 @@ export class RouteTable {
   }
 
   /**
-   * Observes the answers of the routes `choose` gives an observer (the operations metrics): over HTTP each
-   * is told its status and the time from the request's arrival to its answer (durable, for writes).
-   * In-process runs (MCP tool calls) are not observed.
+   * Observes the answers of the routes `choose` gives an observer (the operations metrics): each is told
+   * its status and the time from the request's arrival to its answer (durable, for writes), over HTTP and
+   * in-process alike (MCP tool calls: from the call's start, after the MCP transport's own work).
    */
   observe(choose: (route: Route) => RouteObserver | null): void {
     for (const compiled of this.compiledRoutes) compiled.observer = choose(compiled.route);
@@ -656,6 +662,15 @@ export class RouteTable {
     const exchange = new LocalExchange(this, compiled, input.params, input.query, input.body, caller);
     void exchange.run(this.options!.authenticator);
     return exchange.answer;
+  }
+
+  /**
+   * The authenticator the mounted table checks credentials with, for a transport that runs routes
+   * in-process and must check its own requests first (the MCP service: a signed key's signature).
+   */
+  get authenticator(): Authenticator {
+    if (this.options === null) throw new Error('the route table is not mounted');
+    return this.options.authenticator;
   }
 
   /** Serves every route of the table on `app`. */

@@ -22,8 +22,8 @@ const noPassword = '!wallet';
 
 export function siweRoutes(context: ShellContext): Route[] {
   const settings = authSettings(context.config.env);
-  const nonces = new SiweNonces(settings.siweNonceTtlMs, context.clock);
   const { db, tokens, twoFactor } = context.identity;
+  const nonces = new SiweNonces(db, settings.siweNonceTtlMs, context.clock);
   const findWallet = db.prepare('SELECT user_id FROM wallet_users WHERE address = ?');
   const insertUser = db.prepare('INSERT INTO users (email, username, password_hash, created_at) VALUES (?, ?, ?, ?)');
   const insertWallet = db.prepare('INSERT INTO wallet_users (address, user_id, created_at) VALUES (?, ?, ?)');

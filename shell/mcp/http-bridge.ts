@@ -8,7 +8,10 @@
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import type { LocalCaller } from '../http/route-table.ts';
 
-/** A request for the MCP service: the web Request, and the caller its headers and socket name. */
+/**
+ * A request for the MCP service: the web Request, and the caller its headers and socket name, with what a
+ * signed key's signature covers (the request as sent).
+ */
 export interface BridgedRequest {
   readonly request: Request;
   readonly caller: LocalCaller;
@@ -22,12 +25,14 @@ const reasons: Readonly<Record<number, string>> = {
   200: 'OK',
   202: 'Accepted',
   400: 'Bad Request',
+  401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
   406: 'Not Acceptable',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
@@ -146,16 +151,21 @@ export function bridgeRequest(res: HttpResponse, req: HttpRequest, bodyBytesMax:
     return bridge.refuse(400, 'Bad Request: unreadable headers');
   }
   const host = headers.get('host') ?? '';
-  const caller: LocalCaller = {
-    apiKey: headers.get('x-api-key') ?? '',
-    authorization: headers.get('authorization') ?? '',
-    remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
-    host,
-    idempotencyKey: headers.get('idempotency-key') ?? '',
-  };
+  const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
   const url = `http://${urlHost(host)}${path}${query === '' ? '' : `?${query}`}`;
-  const run = (body: string | undefined): void => {
-    const request = new Request(url, { method, headers, body, signal: bridge.signal });
+  const run = (bytes: Buffer | null): void => {
+    // A signed key's signature covers this request as sent: method, path, raw query and the body's bytes.
+    const caller: LocalCaller = {
+      apiKey: headers.get('x-api-key') ?? '',
+      authorization: headers.get('authorization') ?? '',
+      remoteAddress,
+      host,
+      idempotencyKey: headers.get('idempotency-key') ?? '',
+      timestamp: headers.get('x-timestamp') ?? '',
+      signature: headers.get('x-signature') ?? '',
+      signedParts: { method, path, rawQuery: query, rawBody: bytes },
+    };
+    const request = new Request(url, { method, headers, body: bytes === null ? undefined : bytes.toString('utf8'), signal: bridge.signal });
     handle({ request, caller }).then(
       (response) => bridge.send(response),
       (error: unknown) => {
@@ -164,7 +174,7 @@ export function bridgeRequest(res: HttpResponse, req: HttpRequest, bodyBytesMax:
       },
     );
   };
-  if (method === 'GET' || method === 'HEAD' || method === 'DELETE') return run(undefined);
+  if (method === 'GET' || method === 'HEAD' || method === 'DELETE') return run(null);
   let chunks: Buffer[] | null = [];
   let size = 0;
   res.onData((chunk, isLast) => {
@@ -177,6 +187,6 @@ export function bridgeRequest(res: HttpResponse, req: HttpRequest, bodyBytesMax:
     if (chunks === null) return;
     // uWS reuses the chunk's memory after this call: copy it.
     chunks.push(Buffer.from(new Uint8Array(chunk)));
-    if (isLast) run(Buffer.concat(chunks, size).toString('utf8'));
+    if (isLast) run(Buffer.concat(chunks, size));
   });
 }

@@ -7,12 +7,18 @@
  * beyond is refused with 503; MCP_SESSIONS_PER_ADDRESS from one client address, 429), and a session that has sent no request for MCP_SESSION_IDLE_MS (none being
  * answered) is closed, its standing GET stream with it. The Host and Origin headers are checked before anything else (DNS-rebinding protection:
  * 403), so a web page cannot reach a local server through a name it controls.
+ *
+ * Credentials travel on each HTTP request, as on REST. A signed API key signs each HTTP request to /mcp/v1
+ * (X-Timestamp and X-Signature over the request as sent: README "Signed requests"); it is checked here,
+ * before the transport reads the request, and a refusal is answered 401 with the REST error shape as the
+ * JSON-RPC error's data.
  */
 import { randomUUID } from 'node:crypto';
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { RouteTable } from '../http/route-table.ts';
+import type { LocalCaller, RouteTable } from '../http/route-table.ts';
+import { ApiError } from '../http/errors.ts';
 import type { Log } from '../log.ts';
 import { authInfoOf, buildCatalogue, serveCatalogue, type Catalogue } from './catalogue.ts';
 import { bridgeRequest, type BridgedRequest } from './http-bridge.ts';
@@ -33,9 +39,12 @@ interface Session {
   open: number;
 }
 
-/** A JSON-RPC error answer for refusals made before the transport sees the request. */
-function refusal(status: number, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }), {
+/**
+ * A JSON-RPC error answer for refusals made before the transport sees the request; `data` carries the
+ * REST error shape where there is one (a credential refusal).
+ */
+function refusal(status: number, message: string, headers: Record<string, string> = {}, data?: unknown): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message, ...(data === undefined ? {} : { data }) }, id: null }), {
     status,
     headers: { 'Content-Type': 'application/json', ...headers },
   });
@@ -60,7 +69,7 @@ export class McpService {
   private closed = false;
 
   constructor(
-    table: RouteTable,
+    private readonly table: RouteTable,
     private readonly settings: McpSettings,
     private readonly clock: () => number,
     private readonly log: Log,
@@ -111,7 +120,9 @@ export class McpService {
     const foreign = this.foreignHeaders(request);
     if (foreign !== null) return refusal(403, `Forbidden: ${foreign}`);
     if (this.closed) return refusal(503, 'the server is shutting down');
-    const options = { authInfo: authInfoOf(bridged.caller) };
+    const caller = this.signed(bridged.caller);
+    if (caller instanceof ApiError) return refusal(caller.status, `${caller.code}: ${caller.message}`, caller.headers ?? {}, { error: { code: caller.code, message: caller.message } });
+    const options = { authInfo: authInfoOf(caller) };
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId !== null) {
       const session = this.sessions.get(sessionId);
@@ -128,6 +139,20 @@ export class McpService {
       return refusal(429, `too many MCP sessions from this address (MCP_SESSIONS_PER_ADDRESS ${this.settings.sessionsPerAddressMax}); end one with DELETE or let one expire`);
     }
     return this.open(request, address, options);
+  }
+
+  /**
+   * The caller of a request, once a signed key's signature over this HTTP request has been checked (once
+   * per request, however many tool calls it carries: they then run with `signatureVerified`); the refusal
+   * when it fails. Requests with any other credential, or none, pass unchanged.
+   */
+  private signed(caller: LocalCaller): LocalCaller | ApiError {
+    try {
+      return this.table.authenticator.verifySignature(caller) ? { ...caller, signatureVerified: true } : caller;
+    } catch (error) {
+      if (error instanceof ApiError) return error;
+      throw error;
+    }
   }
 
   private countAddress(address: string, change: number): void {

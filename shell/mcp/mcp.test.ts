@@ -3,8 +3,9 @@
  * started server: initialize, every tool listed across pages (SPEC's names among them), a read tool, an
  * order tool with a funded user's key, refusals as tool errors carrying the error shape, a tool needing
  * credentials refused without them, an agent's mcp_ key, the discovery documents as resources, prompts,
- * a foreign Origin refused, DELETE ending the session; and, on services of their own with a test clock,
- * the session bounds (in all and per address) and idle expiry.
+ * a foreign Origin refused, DELETE ending the session; a signed key signing each HTTP request (the SDK's
+ * client with a signing fetch; stale, replayed, wrong and missing signatures refused); and, on services of
+ * their own with a test clock, the session bounds (in all and per address) and idle expiry.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,6 +23,7 @@ import { call } from '../http/test-client.ts';
 import { McpService } from './mcp-server.ts';
 import { mcpSettings } from './settings.ts';
 import { routeTool } from './tools.ts';
+import { signatureOf } from '../auth/signatures.ts';
 
 /** SPEC's exchange tools (with the service prefix tp_ in place of svc_) and its arena tools. */
 const specNames = [
@@ -303,4 +305,74 @@ test('a name shared by a route\'s path, query and body stops the server unless l
   const listed = routeTool({ ...route, name: 'tp_clob_place_order', path: '/things/{symbol}', body: { type: 'object', properties: { symbol: { type: 'string' } } } });
   assert.deepEqual(listed.tool.inputSchema.properties, { symbol: { type: 'string', description: 'Path parameter of /things/{symbol}' } });
   assert.equal(listed.parts.get('symbol'), 'path');
+});
+
+test('signed keys over MCP: each HTTP request to /mcp/v1 is signed as sent; good, stale, replayed, wrong and missing signatures', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mcp-signed-'));
+  const now = Date.UTC(2026, 10, 25, 12, 0, 0);
+  const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' }), silentLog, () => now);
+  try {
+    const registered = await call(server, 'POST', '/auth/register', { email: 'signed_mcp@example.com', password: 'correct horse', username: 'signed_mcp' });
+    const created = await call(server, 'POST', '/api/v1/api-keys', { key_name: 'signed', signed: true }, { authorization: `Bearer ${registered.json['access_token']}` });
+    assert.equal(created.status, 201, JSON.stringify(created.json));
+    await call(server, 'POST', '/admin/v1/credit', { user_id: registered.json['user_id'], asset: 'ETH', amount: '5' }, { 'x-api-key': 'admin' });
+    const apiKey = created.json['api_key'] as string;
+    const secret = created.json['api_secret'] as string;
+    const endpoint = `http://localhost:${server.port}/mcp/v1`;
+    // Each request gets its own timestamp within the window (the test's clock stands still), so no two signatures repeat.
+    let offset = -4000;
+    const signedHeaders = (method: string, body: string, key = secret, timestamp = String(now + offset++)): Record<string, string> => ({
+      'x-api-key': apiKey,
+      'x-timestamp': timestamp,
+      'x-signature': signatureOf(key, timestamp, { method, path: '/mcp/v1', rawQuery: '', rawBody: Buffer.from(body) }),
+    });
+
+    // The SDK's own client, with a fetch that signs every request it sends (initialize, notifications, calls, DELETE).
+    const signingFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+      const method = (init?.method ?? 'GET').toUpperCase();
+      const body = typeof init?.body === 'string' ? init.body : '';
+      const headers = new Headers(init?.headers);
+      for (const [name, value] of Object.entries(signedHeaders(method, body))) headers.set(name, value);
+      return fetch(url, { ...init, headers });
+    };
+    const transport = new StreamableHTTPClientTransport(new URL(endpoint), { fetch: signingFetch });
+    const client = new Client({ name: 'mcp-signed', version: '1.0.0' });
+    await client.connect(transport);
+    const placed = (await client.callTool({ name: 'tp_clob_place_order', arguments: { symbol: 'eth', side: 'sell', order_type: 'limit', quantity: '1', price: '3000' } })) as CallToolResult;
+    assert.equal(placed.isError, undefined, JSON.stringify(placed.content));
+    assert.equal(placed._meta?.['http_status'], 201);
+    const balances = (await client.callTool({ name: 'get_balances', arguments: { mode: 'live' } })) as CallToolResult;
+    assert.equal(balances._meta?.['http_status'], 200, JSON.stringify(balances.content));
+
+    // Raw requests of the same session: what a refusal looks like.
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' });
+    const session = { 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-06-18', 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const post = async (headers: Record<string, string>, body = ping): Promise<{ status: number; code: string | null }> => {
+      const response = await fetch(endpoint, { method: 'POST', headers: { ...session, ...headers }, body });
+      const text = await response.text();
+      if (response.status === 200) return { status: 200, code: null };
+      const answer = JSON.parse(text) as { error: { message: string; data?: { error: { code: string; message: string } } } };
+      assert.match(answer.error.message, new RegExp(`^${answer.error.data?.error.code}: `), 'the message names the code');
+      return { status: response.status, code: answer.error.data?.error.code ?? null };
+    };
+    const good = signedHeaders('POST', ping);
+    assert.deepEqual(await post(good), { status: 200, code: null });
+    assert.deepEqual(await post(good), { status: 401, code: 'SIGNATURE_REPLAYED' }, 'the same request again');
+    assert.deepEqual(await post({ 'x-api-key': apiKey }), { status: 401, code: 'SIGNATURE_REQUIRED' });
+    assert.deepEqual(await post(signedHeaders('POST', ping, secret, String(now - 5001))), { status: 401, code: 'TIMESTAMP_OUTSIDE_WINDOW' }, 'stale');
+    assert.deepEqual(await post(signedHeaders('POST', ping, 'tps_wrong')), { status: 401, code: 'SIGNATURE_INVALID' }, 'another secret');
+    const other = JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'ping' });
+    assert.deepEqual(await post(signedHeaders('POST', ping), other), { status: 401, code: 'SIGNATURE_INVALID' }, 'another body');
+    assert.deepEqual(await post(signedHeaders('GET', ping)), { status: 401, code: 'SIGNATURE_INVALID' }, 'another method');
+
+    // A tool call refused for its signature reaches no route: the order count is unchanged.
+    const call9 = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'tp_clob_place_order', arguments: { symbol: 'eth', side: 'sell', order_type: 'limit', quantity: '1', price: '3001' } } });
+    assert.deepEqual(await post(signedHeaders('POST', call9, 'tps_wrong'), call9), { status: 401, code: 'SIGNATURE_INVALID' });
+    const open = await call(server, 'GET', '/api/v1/exchange/eth/orders/open', undefined, { authorization: `Bearer ${registered.json['access_token']}` });
+    assert.equal((open.json['orders'] as unknown[]).length, 1, 'only the signed placement');
+    await client.close();
+  } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });

@@ -3,8 +3,8 @@
  * /health, /ready (and a module instance not yet started), /metrics read by a strict parser of
  * Prometheus' text format (every family named in metrics.ts present with samples, the order counters and
  * ack histogram moving after orders, the bearer token), CORS preflights and answers for an allowed and a
- * refused origin, and a server with an AMM chain that is ready once it quotes and not once its worker
- * stopped.
+ * refused origin, orders placed through MCP tools counted as REST's, and a server with an AMM chain that
+ * is ready once it quotes and not once its worker stopped.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,7 +21,7 @@ import { readinessChecks, type ReadinessFigures } from './readiness.ts';
 import { corsPolicy } from './cors.ts';
 import { parseCorsOrigins } from './settings.ts';
 import { opsModule } from './index.ts';
-import { operationalRouteNames, routeTools } from '../mcp/tools.ts';
+import { callRouteTool, operationalRouteNames, routeTools } from '../mcp/tools.ts';
 
 interface Sample {
   readonly name: string;
@@ -271,6 +271,52 @@ test('without CORS_ORIGINS no answer carries CORS headers; OPTIONS is still answ
       assert.deepEqual([...response.headers.keys()].filter((name) => name.startsWith('access-control-') || name === 'vary'), []);
     }
     assert.equal((await fetchText(server, '/metrics')).status, 200, 'no METRICS_TOKEN: open (keep it off the public network)');
+  } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('orders placed and cancelled through MCP tools (in-process runs) are counted and timed as REST orders are', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ops-mcp-'));
+  const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin' }), silentLog);
+  try {
+    const maker = await trader(server, 'ops_mcp_maker');
+    const caller = { apiKey: maker['x-api-key']!, authorization: '', remoteAddress: '127.0.0.1', host: 'localhost', idempotencyKey: '' };
+    const tools = new Map(routeTools(server.table).map((tool) => [tool.tool.name, tool]));
+    // The order families only: prom-client's event-loop lag writes "Nan" until its first sample, which the strict parser refuses.
+    const orderFamilies = async (): Promise<Map<string, Family>> => {
+      const lines = (await fetchText(server, '/metrics')).text.split('\n').filter((line) => line.includes(' tp_order_') || line.startsWith('tp_order_'));
+      return parsePrometheus(`${lines.join('\n')}\n`);
+    };
+    const requests = async (route: string, status: string): Promise<number> => {
+      const samples = (await orderFamilies()).get('tp_order_requests_total')?.samples ?? [];
+      return samples.find((sample) => sample.labels['route'] === route && sample.labels['status'] === status)?.value ?? 0;
+    };
+    const ackCount = async (route: string): Promise<number> => {
+      const samples = (await orderFamilies()).get('tp_order_ack_seconds')?.samples ?? [];
+      return samples.find((sample) => sample.name === 'tp_order_ack_seconds_count' && sample.labels['route'] === route)?.value ?? 0;
+    };
+    assert.equal(await requests('tp_clob_place_order', '201'), 0);
+
+    // The tool an MCP client calls, run as the MCP server runs it.
+    const placed = await callRouteTool(server.table, tools.get('tp_clob_place_order')!, { symbol: 'eth', side: 'sell', order_type: 'limit', quantity: '1', price: '3000' }, caller);
+    assert.equal(placed._meta?.['http_status'], 201, JSON.stringify(placed.content));
+    const refused = await callRouteTool(server.table, tools.get('tp_clob_place_order')!, { symbol: 'eth', side: 'sell', order_type: 'limit', quantity: '1000', price: '3000' }, caller);
+    assert.equal(refused._meta?.['http_status'], 422);
+    assert.equal(await requests('tp_clob_place_order', '201'), 1);
+    assert.equal(await requests('tp_clob_place_order', '422'), 1);
+    assert.equal(await ackCount('tp_clob_place_order'), 2);
+
+    // runByName directly (what every tool call comes down to), and a REST order beside it: one counter.
+    const orderId = (placed.structuredContent as { order_id: string }).order_id;
+    const cancelled = await server.table.runByName('tp_clob_cancel_order', { params: { symbol: 'eth', order_id: orderId }, query: {}, body: undefined }, caller);
+    assert.equal(cancelled.status, 200, cancelled.text);
+    assert.equal(await requests('tp_clob_cancel_order', '200'), 1);
+    const rest = await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'sell', order_type: 'limit', quantity: '1', price: '3000' }, maker);
+    assert.equal(rest.status, 201);
+    assert.equal(await requests('tp_clob_place_order', '201'), 2, 'REST and MCP placements add up in one series');
+    assert.equal(await ackCount('tp_clob_place_order'), 3);
   } finally {
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 /**
- * The shell's SQLite databases (better-sqlite3, WAL): platform.sqlite holds identity and credentials;
- * read-models.sqlite (shell/read-models/schema.ts) holds data derived from the journal.
+ * The shell's SQLite databases (better-sqlite3, WAL): platform.sqlite holds identity and credentials (and
+ * the dead-man's switch view's one record per account); read-models.sqlite (shell/read-models/schema.ts)
+ * holds data derived from the journal.
  * The engine's state is not here: the journal and snapshots are its truth. Migrations are numbered and
  * applied in order at open, recorded in `schema_version`.
  */
@@ -79,6 +80,21 @@ const migrations: string[] = [
      created_at TEXT NOT NULL
    ) WITHOUT ROWID;
    CREATE TABLE revoked_token_families (family TEXT PRIMARY KEY, until_ms INTEGER NOT NULL) WITHOUT ROWID;`,
+  // SIWE nonces outlive a restart between handing one out and signing in with it (shell/auth/siwe.ts); the
+  // dead-man's switch view keeps what the engine's state lacks, the timeout and the last firing
+  // (shell/http/cancel-switch-view.ts).
+  `CREATE TABLE siwe_nonces (nonce TEXT PRIMARY KEY, expires_at_ms INTEGER NOT NULL) WITHOUT ROWID;
+   CREATE INDEX siwe_nonces_expiry ON siwe_nonces(expires_at_ms);
+   CREATE TABLE cancel_switch_view (
+     user_id INTEGER NOT NULL,
+     mode INTEGER NOT NULL,
+     timeout_ms INTEGER,
+     deadline_ms INTEGER,
+     fired_at_ms INTEGER,
+     cancelled_orders INTEGER,
+     PRIMARY KEY (user_id, mode)
+   ) WITHOUT ROWID;
+   CREATE INDEX cancel_switch_view_armed ON cancel_switch_view(deadline_ms) WHERE deadline_ms IS NOT NULL;`,
 ];
 
 /** A named random secret of the deployment (made on first use, kept in the identity database). */

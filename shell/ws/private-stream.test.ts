@@ -2,7 +2,8 @@
  * The private user stream against the real server with `ws` clients: the snapshot, then order updates
  * (accepted, partially filled, filled, cancelled) with client order ids and remaining quantities, fills with
  * fee and liquidity, and balance updates, in one gapless seq; recovery after a reconnect; credential
- * refusals; and cancel on disconnect, journaled (the orders stay gone after a restart).
+ * refusals; signed keys' subscribe frames (good, stale, replayed, wrong, missing); and cancel on
+ * disconnect, journaled (the orders stay gone after a restart).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +18,8 @@ import { startServer, type RunningServer } from '../server.ts';
 import { call } from '../http/test-client.ts';
 import { CommandKind, type Command } from '../../engine/core/commands.ts';
 import AjvModule from 'ajv';
+import { createHmac } from 'node:crypto';
+import { signatureOf } from '../auth/signatures.ts';
 import { streamCatalogue } from '../discovery/asyncapi.ts';
 
 // The CommonJS default export, as the AsyncAPI test takes it.
@@ -380,6 +383,65 @@ test('cancel on disconnect: closing the connection journals a cancel of every op
     assert.equal((await open('live')).length, 0);
     assert.equal((await open('paper')).length, 1);
   } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('signed keys sign the subscribe frame: good, stale, replayed, wrong and missing signatures', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'private-stream-signed-'));
+  const now = Date.UTC(2026, 10, 25, 12, 0, 0);
+  const server = await startServer(config(dataDir), silentLog, () => now);
+  const client = new StreamClient(server);
+  const other = new StreamClient(server);
+  try {
+    const alice = await trader(server, 'alice_signed');
+    const created = await call(server, 'POST', '/api/v1/api-keys', { key_name: 'signed', signed: true }, { authorization: `Bearer ${alice.token}` });
+    assert.equal(created.status, 201, JSON.stringify(created.json));
+    const apiKey = created.json['api_key'] as string;
+    const secret = created.json['api_secret'] as string;
+    // The documented canonical string, computed here by hand rather than with the server's helper.
+    const sign = (timestamp: string, key = secret, method = 'SUBSCRIBE') => createHmac('sha256', key).update(`${timestamp}\n${method}\n/ws/exchange/private\n\n`).digest('hex');
+    assert.equal(sign(String(now)), signatureOf(secret, String(now), { method: 'SUBSCRIBE', path: '/ws/exchange/private', rawQuery: '', rawBody: null }));
+    assert.equal(sign('1764072000000', 'tps_example'), 'dc706af3da27bea3a3a16a8705bc922351dd9abd4ec07cc1fc7e0c82eee8d5a5', "README's example");
+    await client.open();
+    await other.open();
+    let errors = 0;
+    const refusal = async (frame: Record<string, unknown>): Promise<string> => {
+      client.send({ action: 'subscribe', channel: 'account', api_key: apiKey, ...frame });
+      errors++;
+      await until('the refusal', () => client.of('error').length === errors);
+      return client.of('error').at(-1)!['error']['code'];
+    };
+    assert.equal(await refusal({}), 'SIGNATURE_REQUIRED');
+    assert.equal(await refusal({ timestamp: String(now) }), 'SIGNATURE_REQUIRED');
+    assert.equal(await refusal({ timestamp: String(now - 5001), signature: sign(String(now - 5001)) }), 'TIMESTAMP_OUTSIDE_WINDOW', 'stale');
+    assert.equal(await refusal({ timestamp: String(now + 5001), signature: sign(String(now + 5001)) }), 'TIMESTAMP_OUTSIDE_WINDOW', 'from the future');
+    assert.equal(await refusal({ timestamp: String(now), signature: sign(String(now), 'tps_wrong') }), 'SIGNATURE_INVALID', 'another secret');
+    assert.equal(await refusal({ timestamp: String(now), signature: sign(String(now), secret, 'GET') }), 'SIGNATURE_INVALID', 'another method');
+    assert.equal(await refusal({ timestamp: String(now + 1), signature: sign(String(now)) }), 'SIGNATURE_INVALID', 'another timestamp');
+    assert.equal(await refusal({ timestamp: { ms: now }, signature: sign(String(now)) }), 'VALIDATION_FAILED');
+    assert.equal(await refusal({ timestamp: String(now), signature: 42 }), 'VALIDATION_FAILED');
+    assert.equal(client.of('subscribed').length, 0);
+
+    // A good frame subscribes; the same frame again (here, or on another connection) is a replay.
+    const good = { timestamp: String(now - 5000), signature: sign(String(now - 5000)) };
+    client.send({ action: 'subscribe', channel: 'account', api_key: apiKey, ...good });
+    await until('the snapshot', () => client.of('account_snapshot').length === 1);
+    assert.equal(client.of('account_snapshot')[0]!['user_id'], alice.userId);
+    assert.equal(await refusal({ ...good, mode: 'paper' }), 'SIGNATURE_REPLAYED');
+    other.send({ action: 'subscribe', channel: 'account', api_key: apiKey, ...good });
+    await until('the replay refused', () => other.of('error').length === 1);
+    assert.equal(other.of('error')[0]!['error']['code'], 'SIGNATURE_REPLAYED');
+    // A timestamp may be sent as a number; each frame is signed anew.
+    client.send({ action: 'subscribe', channel: 'account', api_key: apiKey, mode: 'paper', timestamp: now + 1, signature: sign(String(now + 1)) });
+    await until('the paper snapshot', () => client.of('account_snapshot').length === 2);
+    // An unsigned key ignores the fields, as HTTP ignores the headers.
+    other.send({ action: 'subscribe', channel: 'account', api_key: alice.key, timestamp: '1', signature: 'bad' });
+    await until('the unsigned snapshot', () => other.of('account_snapshot').length === 1);
+  } finally {
+    client.socket.close();
+    other.socket.close();
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -5,7 +5,10 @@
  * headers on a WebSocket upgrade): the client sends
  * `{"action":"subscribe","channel":"account","api_key":K}` (or `"token":T`, a bearer access token), with
  * optional `"mode":"live"|"paper"` (live when absent) and `"cancel_on_disconnect":true`. The key needs the
- * read permission, and the trade permission when cancel_on_disconnect is asked. The server answers
+ * read permission, and the trade permission when cancel_on_disconnect is asked. A signed key (README
+ * "Signed requests") adds `"timestamp"` (Unix ms) and `"signature"`, the HMAC of
+ * `timestamp\nSUBSCRIBE\n/ws/exchange/private\n\n` under its secret, under the same receive window and
+ * replay guard as HTTP requests: each subscribe frame is signed anew. The server answers
  * `subscribed`, then an `account_snapshot` (every open order and every balance of the mode) stamped with the
  * topic's current seq; every later message of the (user, mode) topic carries seq + 1, seq + 2, ... A gap
  * means a lost message: resubscribe for a fresh snapshot. A connection belongs to the first user it
@@ -34,7 +37,8 @@ import { cancelReasonNames, EventKind, expireReasonNames, liquidityNames, orderS
 import { formatAtoms, formatPrice, formatQuantity, type Pair } from '../../engine/core/units.ts';
 import { Result } from '../../engine/core/results.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
-import type { Authenticator } from '../auth/authenticator.ts';
+import type { Authenticator, Credentials } from '../auth/authenticator.ts';
+import { subscribeParts } from '../auth/signatures.ts';
 import { RateFigures } from '../auth/rate-limit.ts';
 import type { Principal } from '../auth/access.ts';
 import { ApiError, errorBody } from '../http/errors.ts';
@@ -50,6 +54,10 @@ export const privateChannel = 'account';
 export const snapshotOrdersMax = 10_000;
 /** Longest credential a subscribe frame may carry (the frame itself is at most 4 KiB). */
 const credentialCharsMax = 2048;
+/** Longest timestamp or signature text a subscribe frame may carry (a signature is 64 hex digits). */
+const signedFieldCharsMax = 128;
+/** What a signed key's subscribe frame signs: `timestamp\nSUBSCRIBE\n/ws/exchange/private\n\n`. */
+const subscribeSigned = subscribeParts(privateStreamPath);
 
 interface Session {
   readonly encoding: Encoding;
@@ -437,9 +445,24 @@ export class PrivateStream {
     if (typeof apiKey !== 'string' || apiKey.length > credentialCharsMax) return refuseFrame(ws, 'VALIDATION_FAILED', `api_key: must be a string of at most ${credentialCharsMax} characters`);
     if (typeof token !== 'string' || token.length > credentialCharsMax) return refuseFrame(ws, 'VALIDATION_FAILED', `token: must be a string of at most ${credentialCharsMax} characters`);
     if (apiKey === '' && token === '') return refuseFrame(ws, 'UNAUTHENTICATED', 'api_key (read permission) or token (a bearer access token) required');
+    // A signed key signs the subscribe itself (README "Signed requests"); other credentials ignore these.
+    const timestamp = message['timestamp'] ?? '';
+    const signature = message['signature'] ?? '';
+    if (!(typeof timestamp === 'string' && timestamp.length <= signedFieldCharsMax) && !Number.isSafeInteger(timestamp)) {
+      return refuseFrame(ws, 'VALIDATION_FAILED', 'timestamp: must be Unix time in milliseconds, a string or an integer');
+    }
+    if (typeof signature !== 'string' || signature.length > signedFieldCharsMax) return refuseFrame(ws, 'VALIDATION_FAILED', `signature: must be a string of at most ${signedFieldCharsMax} characters`);
+    const credentials: Credentials = {
+      apiKey,
+      authorization: token === '' ? '' : `Bearer ${token}`,
+      remoteAddress: '',
+      timestamp: String(timestamp),
+      signature,
+      signedParts: subscribeSigned,
+    };
     let principal: Principal | null | Promise<Principal>;
     try {
-      principal = this.options.authenticator.authenticate(cancelOnDisconnect ? accessTrade : accessRead, 1, { apiKey, authorization: token === '' ? '' : `Bearer ${token}`, remoteAddress: '' }, new RateFigures());
+      principal = this.options.authenticator.authenticate(cancelOnDisconnect ? accessTrade : accessRead, 1, credentials, new RateFigures());
     } catch (error) {
       return this.refuseCredential(ws, error);
     }
