@@ -22,23 +22,57 @@ import { noPrice, type Book, type BookFactory, type BookLevel, type MatchHandler
 
 const nil = -1;
 
-/** Per-order node fields, shared by every fast book of one engine (one slot is in at most one book). */
+/** Bytes per node record: `lots` (float64) first, then `next`, `prev`, `level` and `account` (int32). */
+const nodeBytes = 32;
+
+/**
+ * Per-order node fields, shared by every fast book of one engine (one slot is in at most one book), as
+ * packed 32-byte records in one buffer read through a float64 and an int32 view: walking a level or
+ * unlinking a node touches one cache line per order rather than one per field.
+ */
 class NodeArena {
   capacity = 0;
-  next = new Int32Array(0);
-  prev = new Int32Array(0);
-  level = new Int32Array(0);
-  account = new Int32Array(0);
-  lots = new Float64Array(0);
+  private f64 = new Float64Array(0);
+  private i32 = new Int32Array(0);
 
   ensure(capacity: number): void {
     if (capacity <= this.capacity) return;
-    this.next = grownInt32(this.next, capacity);
-    this.prev = grownInt32(this.prev, capacity);
-    this.level = grownInt32(this.level, capacity);
-    this.account = grownInt32(this.account, capacity);
-    this.lots = grownFloat64(this.lots, capacity);
+    const buffer = new ArrayBuffer(capacity * nodeBytes);
+    new Uint8Array(buffer).set(new Uint8Array(this.f64.buffer));
+    this.f64 = new Float64Array(buffer);
+    this.i32 = new Int32Array(buffer);
     this.capacity = capacity;
+  }
+
+  lots(slot: number): number {
+    return this.f64[slot * (nodeBytes / 8)]!;
+  }
+  setLots(slot: number, value: number): void {
+    this.f64[slot * (nodeBytes / 8)] = value;
+  }
+  next(slot: number): number {
+    return this.i32[slot * (nodeBytes / 4) + 2]!;
+  }
+  setNext(slot: number, value: number): void {
+    this.i32[slot * (nodeBytes / 4) + 2] = value;
+  }
+  prev(slot: number): number {
+    return this.i32[slot * (nodeBytes / 4) + 3]!;
+  }
+  setPrev(slot: number, value: number): void {
+    this.i32[slot * (nodeBytes / 4) + 3] = value;
+  }
+  level(slot: number): number {
+    return this.i32[slot * (nodeBytes / 4) + 4]!;
+  }
+  setLevel(slot: number, value: number): void {
+    this.i32[slot * (nodeBytes / 4) + 4] = value;
+  }
+  account(slot: number): number {
+    return this.i32[slot * (nodeBytes / 4) + 5]!;
+  }
+  setAccount(slot: number, value: number): void {
+    this.i32[slot * (nodeBytes / 4) + 5] = value;
   }
 }
 
@@ -201,13 +235,13 @@ export class FastBook implements Book {
     }
     const nodes = this.nodes;
     const tail = pool.tail[level]!;
-    nodes.prev[slot] = tail;
-    nodes.next[slot] = nil;
-    nodes.level[slot] = level;
-    nodes.account[slot] = account;
-    nodes.lots[slot] = lots;
+    nodes.setPrev(slot, tail);
+    nodes.setNext(slot, nil);
+    nodes.setLevel(slot, level);
+    nodes.setAccount(slot, account);
+    nodes.setLots(slot, lots);
     if (tail === nil) pool.head[level] = slot;
-    else nodes.next[tail] = slot;
+    else nodes.setNext(tail, slot);
     pool.tail[level] = slot;
     pool.orders[level] = pool.orders[level]! + 1;
     pool.lots[level] = pool.lots[level]! + lots;
@@ -219,16 +253,16 @@ export class FastBook implements Book {
   private unlink(slot: number): void {
     const nodes = this.nodes;
     const pool = this.pool;
-    const level = nodes.level[slot]!;
-    const prev = nodes.prev[slot]!;
-    const next = nodes.next[slot]!;
+    const level = nodes.level(slot);
+    const prev = nodes.prev(slot);
+    const next = nodes.next(slot);
     if (prev === nil) pool.head[level] = next;
-    else nodes.next[prev] = next;
+    else nodes.setNext(prev, next);
     if (next === nil) pool.tail[level] = prev;
-    else nodes.prev[next] = prev;
-    pool.lots[level] = pool.lots[level]! - nodes.lots[slot]!;
-    nodes.lots[slot] = 0;
-    nodes.level[slot] = nil;
+    else nodes.setPrev(next, prev);
+    pool.lots[level] = pool.lots[level]! - nodes.lots(slot);
+    nodes.setLots(slot, 0);
+    nodes.setLevel(slot, nil);
     const orders = pool.orders[level]! - 1;
     pool.orders[level] = orders;
     this.orderCount--;
@@ -261,24 +295,24 @@ export class FastBook implements Book {
   }
 
   remove(slot: number): number {
-    const lots = this.nodes.lots[slot]!;
-    assert(this.nodes.level[slot] !== nil, 'remove of an order not in the book');
+    const lots = this.nodes.lots(slot);
+    assert(this.nodes.level(slot) !== nil, 'remove of an order not in the book');
     this.unlink(slot);
     return lots;
   }
 
   reduce(slot: number, remainingLots: number): void {
     const nodes = this.nodes;
-    const level = nodes.level[slot]!;
-    const lots = nodes.lots[slot]!;
+    const level = nodes.level(slot);
+    const lots = nodes.lots(slot);
     assert(level !== nil && remainingLots > 0 && remainingLots < lots, 'reduce out of range');
-    nodes.lots[slot] = remainingLots;
+    nodes.setLots(slot, remainingLots);
     this.pool.lots[level] = this.pool.lots[level]! - (lots - remainingLots);
     this.operations++;
   }
 
   remainingLots(slot: number): number {
-    return this.nodes.lots[slot]!;
+    return this.nodes.lots(slot);
   }
 
   match(
@@ -303,9 +337,9 @@ export class FastBook implements Book {
       if (buying ? priceTicks > limitPriceTicks : priceTicks < limitPriceTicks) break;
       let slot = pool.head[level]!;
       while (slot !== nil && remaining > 0) {
-        const next = nodes.next[slot]!;
-        const makerLots = nodes.lots[slot]!;
-        if (preventing && nodes.account[slot] === takerAccount) {
+        const next = nodes.next(slot);
+        const makerLots = nodes.lots(slot);
+        if (preventing && nodes.account(slot) === takerAccount) {
           if (selfTradePrevention === Stp.cancelTaker) {
             this.stoppedBySelfTrade = true;
             return lots - remaining;
@@ -325,7 +359,7 @@ export class FastBook implements Book {
         if (left === 0) {
           this.unlink(slot);
         } else {
-          nodes.lots[slot] = left;
+          nodes.setLots(slot, left);
           pool.lots[level] = pool.lots[level]! - fill;
           this.operations++;
         }
@@ -359,13 +393,13 @@ export class FastBook implements Book {
         fillable += pool.lots[level]!;
         continue;
       }
-      for (let slot = pool.head[level]!; slot !== nil && fillable < lots; slot = nodes.next[slot]!) {
-        if (nodes.account[slot] === takerAccount) {
+      for (let slot = pool.head[level]!; slot !== nil && fillable < lots; slot = nodes.next(slot)) {
+        if (nodes.account(slot) === takerAccount) {
           if (selfTradePrevention === Stp.cancelMaker) continue;
           this.fillStoppedBySelfTrade = true;
           return fillable < lots ? fillable : lots;
         }
-        fillable += nodes.lots[slot]!;
+        fillable += nodes.lots(slot);
       }
     }
     return fillable < lots ? fillable : lots;
@@ -398,8 +432,8 @@ export class FastBook implements Book {
     for (let index = sorted.length - 1; index >= 0; index--) {
       const level = sorted.levels[index]!;
       const priceTicks = pool.price[level]!;
-      for (let slot = pool.head[level]!; slot !== nil; slot = nodes.next[slot]!) {
-        visitor(slot, nodes.account[slot]!, priceTicks, nodes.lots[slot]!);
+      for (let slot = pool.head[level]!; slot !== nil; slot = nodes.next(slot)) {
+        visitor(slot, nodes.account(slot), priceTicks, nodes.lots(slot));
       }
     }
   }
