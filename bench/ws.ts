@@ -70,6 +70,7 @@ const { values } = parseArgs({
     sync: { type: 'string', default: 'sync' },
     client: { type: 'string', default: 'raw' },
     profile: { type: 'boolean', default: false },
+    'no-bare': { type: 'boolean', default: false },
   },
 });
 
@@ -422,7 +423,8 @@ function cpuUse(from: CpuMark, to: CpuMark): CpuUse {
 interface Setup {
   server: Child;
   url: string;
-  api: Api;
+  /** The setup client of the order server (null for the bare server, which has no API). */
+  api: Api | null;
   key: string;
   seeded: Book;
 }
@@ -550,7 +552,8 @@ function merged(reports: readonly Report[], field: 'delivery' | 'deliveryBook' |
 interface Figures {
   measured: Measured;
   collected: Collected;
-  book: Book;
+  /** The order server's book after the run (null for the bare server). */
+  book: Book | null;
   connectS: number;
   delivery: Histogram;
   deliveryBook: Histogram;
@@ -559,6 +562,8 @@ interface Figures {
   spread: Histogram;
   windowBook: number;
   windowTrades: number;
+  windowBookBytes: number;
+  windowTradeBytes: number;
   gapEvents: number;
   missing: number;
   duplicates: number;
@@ -577,7 +582,7 @@ interface Figures {
   driftUs: number;
 }
 
-function figuresOf(measured: Measured, collected: Collected, book: Book, connectS: number): Figures {
+function figuresOf(measured: Measured, collected: Collected, book: Book | null, connectS: number): Figures {
   const { reports, drained } = collected;
   const disconnectCodes: Record<string, number> = {};
   for (const report of reports) {
@@ -595,6 +600,8 @@ function figuresOf(measured: Measured, collected: Collected, book: Book, connect
     spread: fanOutSpread(reports),
     windowBook: sum(reports, 'windowBookMessages'),
     windowTrades: sum(reports, 'windowTradeMessages'),
+    windowBookBytes: sum(reports, 'windowBookBytes'),
+    windowTradeBytes: sum(reports, 'windowTradeBytes'),
     gapEvents: sum(reports, 'gapEvents'),
     missing: sum(reports, 'missingMessages'),
     duplicates: sum(reports, 'duplicates'),
@@ -612,6 +619,10 @@ function figuresOf(measured: Measured, collected: Collected, book: Book, connect
     loopMaxUs: Math.max(...reports.map((report) => report.loopDelayMaxUs)),
     driftUs: Math.max(...reports.map((report) => Math.abs(report.clockDriftUs))),
   };
+}
+
+function bytesPer(bytes: number, messages: number): string {
+  return messages === 0 ? '-' : (bytes / messages).toFixed(1);
 }
 
 function msText(us: number): string {
@@ -638,13 +649,14 @@ function printReport(f: Figures): void {
     log(`  SATURATED: ${fmtInt(load.unanswered)} orders had no answer ${answersTimeoutMs / 1000} s after the last send; no figure below includes their wait`);
   }
   log(
-    `  HTTP answer (send to 201, orders sent in the window): ${latencyLine(load.answer, 'orders')}; ` +
-      `book after: ${f.book.orders} resting orders on ${f.book.levels} levels`,
+    `  HTTP answer (send to 201, orders sent in the window): ${latencyLine(load.answer, 'orders')}` +
+      (f.book === null ? '' : `; book after: ${f.book.orders} resting orders on ${f.book.levels} levels`),
   );
   log(
     `delivered in the window: ${fmtInt((f.windowBook + f.windowTrades) / durationS)} messages/s over all subscribers; per subscriber ` +
       `${(f.windowBook / subscribers / durationS).toFixed(1)} orderbook deltas/s + ${(f.windowTrades / subscribers / durationS).toFixed(1)} trades/s ` +
-      `(${(load.tradesInWindow / durationS).toFixed(1)} trades/s made by orders sent in the window)`,
+      `(${(load.tradesInWindow / durationS).toFixed(1)} trades/s made by orders sent in the window); payload bytes per message: ` +
+      `orderbook delta ${bytesPer(f.windowBookBytes, f.windowBook)}, trade ${bytesPer(f.windowTradeBytes, f.windowTrades)}`,
   );
   log(`delivery latency (receive - message timestamp, which is truncated to the ms: each figure includes 0-1 ms of it):`);
   log(`  all messages:      ${latencyLine(f.delivery, 'messages')}`);
@@ -679,9 +691,10 @@ function printProfile(profileDir: string, measured: Measured): void {
   log('  (idle) includes native work outside JavaScript, the socket sends of uWS pub/sub among it: see the kernel share on the cpu line');
 }
 
-function jsonLine(f: Figures): string {
+function jsonLine(f: Figures, bare: Figures | null): string {
   const { load, cpu } = f.measured;
   const ms = (us: number): number => round(us / 1000, 3);
+  const own = summaryOf(f);
   return JSON.stringify({
     subscribers,
     msgs_per_s: Math.round((f.windowBook + f.windowTrades) / durationS),
@@ -725,7 +738,95 @@ function jsonLine(f: Figures): string {
     rate_per_s: ratePerS,
     duration_s: durationS,
     journal_sync: journalSync,
+    server_cpu_s: round(own.serverCpuS, 2),
+    cpu_us_per_msg: round(own.cpuUsPerMsg, 3),
+    book_frame_bytes: round(f.windowBookBytes / Math.max(1, f.windowBook), 1),
+    trade_frame_bytes: round(f.windowTradeBytes / Math.max(1, f.windowTrades), 1),
+    ...(bare === null ? {} : bareJson(own, bare)),
   });
+}
+
+/** The baseline's figures and the platform's ratios to them, for the JSON line. */
+function bareJson(own: Summary, f: Figures): Record<string, number> {
+  const bare = summaryOf(f);
+  const ms = (us: number): number => round(us / 1000, 3);
+  return {
+    bare_msgs_per_s: Math.round(bare.msgsPerS),
+    bare_p50_ms: ms(bare.p50Us),
+    bare_p99_ms: ms(bare.p99Us),
+    bare_max_ms: ms(bare.maxUs),
+    bare_trades_p99_ms: ms(bare.tradesP99Us),
+    bare_trade_from_send_p99_ms: ms(bare.tradeFromSendP99Us),
+    bare_fan_out_p50_ms: ms(bare.fanOutP50Us),
+    bare_server_cpu_s: round(bare.serverCpuS, 2),
+    bare_server_main_thread_cpu_s: round(bare.mainCpuS, 2),
+    bare_cpu_us_per_msg: round(bare.cpuUsPerMsg, 3),
+    bare_book_frame_bytes: round(f.windowBookBytes / Math.max(1, f.windowBook), 1),
+    bare_trade_frame_bytes: round(f.windowTradeBytes / Math.max(1, f.windowTrades), 1),
+    ratio_p50_vs_bare: round(own.p50Us / bare.p50Us, 2),
+    ratio_p99_vs_bare: round(own.p99Us / bare.p99Us, 2),
+    ratio_max_vs_bare: round(own.maxUs / bare.maxUs, 2),
+    ratio_msgs_per_s_vs_bare: round(own.msgsPerS / bare.msgsPerS, 3),
+    ratio_cpu_per_msg_vs_bare: round(own.cpuUsPerMsg / bare.cpuUsPerMsg, 2),
+  };
+}
+
+/** The figures the platform is compared with the baseline on. */
+interface Summary {
+  msgsPerS: number;
+  p50Us: number;
+  p99Us: number;
+  maxUs: number;
+  tradesP99Us: number;
+  tradeFromSendP99Us: number;
+  fanOutP50Us: number;
+  /** CPU seconds of the whole server process, and of its main thread, in the timed window. */
+  serverCpuS: number;
+  mainCpuS: number;
+  /** Server process CPU per message delivered in the window (µs). */
+  cpuUsPerMsg: number;
+}
+
+function summaryOf(f: Figures): Summary {
+  const { cpu, fromUs, toUs } = f.measured;
+  const seconds = (toUs - fromUs) / 1e6;
+  const delivered = f.windowBook + f.windowTrades;
+  return {
+    msgsPerS: delivered / durationS,
+    p50Us: f.delivery.quantileUs(0.5),
+    p99Us: f.delivery.quantileUs(0.99),
+    maxUs: f.delivery.maxUs,
+    tradesP99Us: f.deliveryTrades.quantileUs(0.99),
+    tradeFromSendP99Us: f.tradeFromSend.quantileUs(0.99),
+    fanOutP50Us: f.spread.quantileUs(0.5),
+    serverCpuS: cpu.server * seconds,
+    mainCpuS: cpu.serverMain * seconds,
+    cpuUsPerMsg: (cpu.server * seconds * 1e6) / Math.max(1, delivered),
+  };
+}
+
+/** The goal of the fan-out against the baseline (issue 19): the platform at most this many times the bare loop. */
+const bareRatioGoal = 1.5;
+
+function printComparison(platform: Figures, bareFigures: Figures): { p99: number; cpu: number } {
+  const own = summaryOf(platform);
+  const bare = summaryOf(bareFigures);
+  const row = (name: string, bareValue: string, ownValue: string, ratio: number): void =>
+    log(`  ${name.padEnd(46)} ${bareValue.padStart(10)} ${ownValue.padStart(10)} ${(Number.isFinite(ratio) ? ratio.toFixed(2) : '-').padStart(8)}`);
+  const msRow = (name: string, bareUs: number, ownUs: number): void => row(name, msText(bareUs), msText(ownUs), ownUs / bareUs);
+  log('platform against the bare uWS publish loop (same subscribers, client processes, order schedule and window):');
+  log(`  ${''.padEnd(46)} ${'bare'.padStart(10)} ${'platform'.padStart(10)} ${'ratio'.padStart(8)}`);
+  row('delivered messages/s', fmtInt(bare.msgsPerS), fmtInt(own.msgsPerS), own.msgsPerS / bare.msgsPerS);
+  msRow('delivery p50 ms (sequenced -> received)', bare.p50Us, own.p50Us);
+  msRow('delivery p99 ms', bare.p99Us, own.p99Us);
+  msRow('delivery max ms', bare.maxUs, own.maxUs);
+  msRow('trades p99 ms', bare.tradesP99Us, own.tradesP99Us);
+  msRow('trade from the order\'s HTTP send p99 ms', bare.tradeFromSendP99Us, own.tradeFromSendP99Us);
+  msRow('fan-out (last - first subscriber) p50 ms', bare.fanOutP50Us, own.fanOutP50Us);
+  row('server CPU s in the window, process', bare.serverCpuS.toFixed(2), own.serverCpuS.toFixed(2), own.serverCpuS / bare.serverCpuS);
+  row('server CPU s in the window, main thread', bare.mainCpuS.toFixed(2), own.mainCpuS.toFixed(2), own.mainCpuS / bare.mainCpuS);
+  row('server CPU µs per delivered message', bare.cpuUsPerMsg.toFixed(2), own.cpuUsPerMsg.toFixed(2), own.cpuUsPerMsg / bare.cpuUsPerMsg);
+  return { p99: own.p99Us / bare.p99Us, cpu: own.cpuUsPerMsg / bare.cpuUsPerMsg };
 }
 
 /** What makes the run fail (exit code 1): broken checks, not slow figures. */
@@ -741,8 +842,47 @@ function problemsOf(f: Figures): string[] {
   return problems;
 }
 
-async function run(tmp: string): Promise<void> {
-  const started = performance.now();
+/**
+ * Subscribers, the order schedule and the collection against a server that is up and set up; stops the
+ * server at the end. `bookAfter` reads the server's book before it stops (null where there is none).
+ */
+async function runAgainst(label: string, server: Child, setup: Setup, bookAfter: () => Promise<Book | null>): Promise<Figures> {
+  let clients: ClientProcess[] = [];
+  try {
+    clients = startClients();
+    const connectS = await connectSubscribers(clients, setup);
+    const measured = await measure(setup, clients);
+    const collected = await collect(clients);
+    const book = await bookAfter();
+    await stopClients(clients);
+    await stopProcess(server.process);
+    if (server.process.exitCode !== 0) throw new Error(`${label} exited with ${server.process.exitCode}:\n${server.output.join('')}`);
+    return figuresOf(measured, collected, book, connectS);
+  } finally {
+    await stopClients(clients);
+    await stopProcess(server.process);
+  }
+}
+
+/**
+ * The baseline: bench/ws/bare-server.ts, a bare uWS publish loop that answers each order by publishing
+ * prepared frames of the platform's sizes. Its book is a one-level snapshot the clients are told to expect
+ * (snapshots come before the window and are not timed).
+ */
+async function runBare(): Promise<Figures> {
+  log('== baseline: bare uWS publish loop (bench/ws/bare-server.ts) ==');
+  const snapshot = JSON.stringify([[['2999.99', quantity]], [['3000.01', quantity]]]);
+  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: '0', BARE_SNAPSHOT: snapshot };
+  const server = await startNode('the bare uWS server', ['--import', 'tsx', 'bench/ws/bare-server.ts'], env, subscribers + fileMargin);
+  const seeded: Book = { orders: 2, levels: 2, bestBid: '2999.99', bestAsk: '3000.01', snapshot };
+  const setup: Setup = { server, url: `http://127.0.0.1:${server.port}`, api: null, key: 'bare', seeded };
+  const figures = await runAgainst('the bare uWS server', server, setup, () => Promise.resolve(null));
+  printReport(figures);
+  return figures;
+}
+
+async function runPlatform(tmp: string): Promise<Figures> {
+  log('== the platform (dist/shell/server.mjs) ==');
   const profileDir = join(tmp, 'profile');
   const nodeArgs = serverNodeArgs(values.profile ? profileDir : null);
   const env: NodeJS.ProcessEnv = {
@@ -752,39 +892,49 @@ async function run(tmp: string): Promise<void> {
     DATA_DIR: join(tmp, 'data'),
     ADMIN_API_KEY: adminKey,
     JOURNAL_SYNC: journalSync,
+    // A pure order book: with the AMM's pools quoting into the hybrid book, orders (the seed's among them)
+    // would fill against pools priced elsewhere, and the book would not keep the shape the load needs.
+    AMM_CHAINS: '',
     ...(subscribers + 100 > serverConnectionsDefault ? { WS_CONNECTIONS_MAX: String(subscribers + 100) } : {}),
   };
-  log(
-    `node ${process.version}, ${os.cpus().length} cpus, load average ${os.loadavg()[0]!.toFixed(2)} at start; ${fmtInt(subscribers)} subscribers ` +
-      `in ${processes} client processes, orders at ${fmtInt(ratePerS)}/s for ${durationS} s (warm-up ${warmupS} s), journal ${journalSync}`,
-  );
   const server = await startNode('the order server', nodeArgs, env, subscribers + fileMargin);
-  let clients: ClientProcess[] = [];
+  let figures: Figures;
   try {
     const setup = await prepare(server);
-    clients = startClients();
-    const connectS = await connectSubscribers(clients, setup);
-    const measured = await measure(setup, clients);
-    const collected = await collect(clients);
-    const book = await readBook(setup.api, setup.key);
-    await stopClients(clients);
-    await stopProcess(server.process);
-    if (server.process.exitCode !== 0) throw new Error(`the order server exited with ${server.process.exitCode}:\n${server.output.join('')}`);
-    const figures = figuresOf(measured, collected, book, connectS);
-    printReport(figures);
-    if (values.profile) printProfile(profileDir, measured);
-    const p99Ms = figures.delivery.quantileUs(0.99) / 1000;
-    const met = p99Ms <= latencyTargetMs && figures.disconnects === 0 && measured.load.unanswered === 0;
-    log(`target: delivery p99 <= ${latencyTargetMs} ms with ${fmtInt(subscribers)} subscribers: ${p99Ms.toFixed(2)} ms - ${met ? 'met' : 'NOT met'}`);
-    log(`total bench time ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    if (values.json) console.log(jsonLine(figures));
-    const problems = problemsOf(figures);
-    for (const problem of problems) console.error(`FAILED: ${problem}`);
-    if (problems.length > 0) process.exitCode = 1;
+    figures = await runAgainst('the order server', server, setup, () => readBook(setup.api!, setup.key));
   } finally {
-    await stopClients(clients);
     await stopProcess(server.process);
   }
+  printReport(figures);
+  if (values.profile) printProfile(profileDir, figures.measured);
+  return figures;
+}
+
+async function run(tmp: string): Promise<void> {
+  const started = performance.now();
+  log(
+    `node ${process.version}, ${os.cpus().length} cpus, load average ${os.loadavg()[0]!.toFixed(2)} at start; ${fmtInt(subscribers)} subscribers ` +
+      `in ${processes} client processes, orders at ${fmtInt(ratePerS)}/s for ${durationS} s (warm-up ${warmupS} s), journal ${journalSync}` +
+      `${values['no-bare'] ? '; no baseline' : '; the bare uWS baseline first, then the platform'}`,
+  );
+  const bare = values['no-bare'] ? null : await runBare();
+  const figures = await runPlatform(tmp);
+  const p99Ms = figures.delivery.quantileUs(0.99) / 1000;
+  const met = p99Ms <= latencyTargetMs && figures.disconnects === 0 && figures.measured.load.unanswered === 0;
+  log(`target: delivery p99 <= ${latencyTargetMs} ms with ${fmtInt(subscribers)} subscribers: ${p99Ms.toFixed(2)} ms - ${met ? 'met' : 'NOT met'}`);
+  if (bare !== null) {
+    const ratios = printComparison(figures, bare);
+    const verdict = (ratio: number): string => (ratio <= bareRatioGoal ? 'met' : 'NOT met');
+    log(
+      `target: platform/bare <= ${bareRatioGoal}: delivery p99 ${ratios.p99.toFixed(2)} - ${verdict(ratios.p99)}; ` +
+        `server CPU per delivered message ${ratios.cpu.toFixed(2)} - ${verdict(ratios.cpu)}`,
+    );
+  }
+  log(`total bench time ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  if (values.json) console.log(jsonLine(figures, bare));
+  const problems = [...(bare === null ? [] : problemsOf(bare).map((problem) => `bare server: ${problem}`)), ...problemsOf(figures)];
+  for (const problem of problems) console.error(`FAILED: ${problem}`);
+  if (problems.length > 0) process.exitCode = 1;
 }
 
 buildServer();

@@ -63,6 +63,9 @@ export interface Report {
   /** Messages whose timestamp lies in the window, by topic, over all subscribers of this process. */
   windowBookMessages: number;
   windowTradeMessages: number;
+  /** Payload bytes of those messages (frame headers not included). */
+  windowBookBytes: number;
+  windowTradeBytes: number;
   delivery: HistogramData;
   deliveryBook: HistogramData;
   deliveryTrades: HistogramData;
@@ -124,6 +127,8 @@ const deliveryTrades = new Histogram();
 const tradeFromSend = new Histogram();
 let windowBookMessages = 0;
 let windowTradeMessages = 0;
+let windowBookBytes = 0;
+let windowTradeBytes = 0;
 let negativeLatencies = 0;
 let gapEvents = 0;
 let missingMessages = 0;
@@ -229,6 +234,7 @@ function onDelta(index: number, data: Buffer, receivedUs: number): void {
   orderbookSeq[index] = checkSeq(index, orderbookSeq[index]!, seq);
   if (!timeDelivery(isoMsAt(data, tsAt + timestampKey.length), receivedUs, deliveryBook)) return;
   windowBookMessages++;
+  windowBookBytes += data.length;
   const spread = spreadBySeq.get(seq);
   if (spread === undefined) spreadBySeq.set(seq, [receivedUs, receivedUs]);
   else if (receivedUs < spread[0]) spread[0] = receivedUs;
@@ -244,6 +250,7 @@ function onTrade(index: number, data: Buffer, receivedUs: number): void {
   tradesSeq[index] = checkSeq(index, tradesSeq[index]!, seq);
   if (!timeDelivery(isoMsAt(data, tsAt + timestampKey.length), receivedUs, deliveryTrades)) return;
   windowTradeMessages++;
+  windowTradeBytes += data.length;
   const tradeId = digitsAt(data, idAt + tradeIdKey.length);
   const sentUs = sendUsByTrade.get(tradeId);
   if (sentUs !== undefined) {
@@ -433,6 +440,8 @@ function report(): void {
     type: 'report',
     windowBookMessages,
     windowTradeMessages,
+    windowBookBytes,
+    windowTradeBytes,
     delivery: delivery.data(),
     deliveryBook: deliveryBook.data(),
     deliveryTrades: deliveryTrades.data(),
