@@ -3,11 +3,18 @@
  * orderbook and trades, while orders arrive over HTTP at a steady rate; how late messages reach the
  * subscribers, how many are delivered per second, and whether every subscriber saw every message.
  *
- *   npm run bench:ws                          human-readable report on stdout (about 35 s here)
+ *   npm run bench:ws                          human-readable report on stdout (about 70 s here)
  *   npm run bench:ws -- --json                the same, then one JSON object as the last stdout line
  *   npm run bench:ws -- --rate 200            orders per second (default 5: see below)
+ *   npm run bench:ws -- --no-bare             the platform only, without the bare uWS baseline (about 35 s)
  *   options: --subscribers 10000 --duration 20 --warmup 3 --processes 4 --sync sync|none --client raw|ws
  *            --profile (node --cpu-prof on the server; where its main thread spent the timed window)
+ *
+ * Baseline: before the platform, the same run (fresh client processes, the same subscribers, order
+ * schedule and window) goes against bench/ws/bare-server.ts, a bare uWS.js server that answers each order
+ * by publishing prepared frames of the platform's sizes on one topic per channel (an orderbook delta per
+ * order, a trade per IOC), with no engine and no journal. The report then gives the platform's figures as
+ * ratios to the baseline's (delivery p99, server CPU per delivered message; goal <= 1.5).
  *
  * How: the order server runs as a child process the way bench:http and `npm start` run it, as the esbuild
  * bundle dist/shell/server.mjs (built first by scripts/build.mjs), with a fresh DATA_DIR and, through
@@ -21,7 +28,9 @@
  * are counted and timed; the warm-up before it is not. At the end the bench waits until every subscriber
  * has the last message of both topics, collects the clients' histograms, closes everything and stops the
  * server. What each figure means, and why the default rate is 5 orders/s (on this two-core VM 10 000
- * subscribers saturate it at 10-20 orders/s), is in bench/README.md (# bench:ws).
+ * subscribers saturate it at 10-20 orders/s), is in bench/README.md (# bench:ws). The order server runs
+ * with AMM_CHAINS empty (a pure order book): with the pools quoting into the hybrid book, orders would fill
+ * against pools priced elsewhere and the book would not keep its shape.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
