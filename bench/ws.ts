@@ -45,7 +45,7 @@ import {
   buildServer,
   checkPair,
   cores,
-  cpuProfileSummary,
+  cpuProfileSummaryOf,
   cpuSeconds,
   cpuTimes,
   createTrader,
@@ -80,6 +80,7 @@ const { values } = parseArgs({
     client: { type: 'string', default: 'raw' },
     profile: { type: 'boolean', default: false },
     'no-bare': { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '2' },
   },
 });
 
@@ -88,6 +89,10 @@ const ratePerS = positiveInteger('rate', values.rate);
 const durationS = positiveInteger('duration', values.duration);
 const warmupS = positiveInteger('warmup', values.warmup);
 const processes = Math.min(subscribers, positiveInteger('processes', values.processes));
+/** With the baseline, the timed seconds of each server are cut into this many windows, taken in turns. */
+const rounds = values['no-bare'] ? 1 : positiveInteger('rounds', values.rounds);
+/** Between two servers' turns: time for the last turn's fan-out to finish before the other server starts. */
+const turnGapMs = 1000;
 const journalSync = values.sync;
 if (journalSync !== 'sync' && journalSync !== 'none') throw new Error('--sync must be sync or none');
 if (values.client !== 'raw' && values.client !== 'ws') throw new Error('--client must be raw or ws');
@@ -453,7 +458,7 @@ async function prepare(server: Child): Promise<Setup> {
 }
 
 /** Opens every subscriber; fails unless each confirmed both subscriptions and got the right snapshot. */
-async function connectSubscribers(clients: readonly ClientProcess[], setup: Setup): Promise<number> {
+async function connectSubscribers(clients: readonly ClientProcess[], setup: Setup, label: string): Promise<number> {
   const wsUrl = `ws://127.0.0.1:${setup.server.port}/ws/exchange/${symbol}`;
   const started = performance.now();
   const readies = await Promise.all(
@@ -469,7 +474,7 @@ async function connectSubscribers(clients: readonly ClientProcess[], setup: Setu
   const seqLow = Math.min(...readies.map((ready) => ready.snapshotSeqMin));
   const seqHigh = Math.max(...readies.map((ready) => ready.snapshotSeqMax));
   log(
-    `subscribers (${clientKind} client): ${fmtInt(total('connected'))} of ${fmtInt(subscribers)} connected in ${seconds.toFixed(1)} s; ` +
+    `${label} subscribers (${clientKind} client): ${fmtInt(total('connected'))} of ${fmtInt(subscribers)} connected in ${seconds.toFixed(1)} s; ` +
       `${fmtInt(total('ready'))} confirmed both subscriptions; ${fmtInt(total('snapshotsOk'))} got a snapshot equal to GET /book ` +
       `(${setup.seeded.levels} levels, seq ${seqLow}${seqHigh === seqLow ? '' : `-${seqHigh}`})`,
   );
@@ -482,20 +487,26 @@ async function connectSubscribers(clients: readonly ClientProcess[], setup: Setu
 
 interface Measured {
   load: Load;
+  /** Averaged over the windows, weighted by their lengths. */
   cpu: CpuUse;
-  fromUs: number;
-  toUs: number;
+  /** The timed windows, [from, to] in monotonic µs. */
+  windows: Array<[number, number]>;
+  /** Their total length. */
+  seconds: number;
 }
 
-/** The order schedule: warm-up, then the timed window; CPU is read at the window's edges. */
-async function measure(setup: Setup, clients: readonly ClientProcess[]): Promise<Measured> {
-  const total = ratePerS * (warmupS + durationS);
+/**
+ * One turn of the order schedule: `warmS` seconds of warm-up (none after a server's first turn), then a
+ * timed window of `windowS` seconds; CPU is read at the window's edges.
+ */
+async function measure(setup: Setup, clients: readonly ClientProcess[], warmS: number, windowS: number): Promise<Measured> {
+  const total = Math.round(ratePerS * (warmS + windowS));
   const wallOffsetUs = wallMinusMonotonicUs();
   const startUs = monotonicUs() + 100_000;
-  const windowFromUs = startUs + warmupS * 1e6;
-  const windowToUs = windowFromUs + durationS * 1e6;
+  const windowFromUs = startUs + warmS * 1e6;
+  const windowToUs = windowFromUs + windowS * 1e6;
   const fromWallMs = Math.ceil((windowFromUs + wallOffsetUs) / 1000);
-  for (const client of clients) client.send({ type: 'window', fromWallMs, toWallMs: fromWallMs + durationS * 1000 });
+  for (const client of clients) client.send({ type: 'window', fromWallMs, toWallMs: fromWallMs + Math.round(windowS * 1000) });
   const serverPid = setup.server.process.pid!;
   const markAt = (dueUs: number): Promise<CpuMark> =>
     new Promise((done) => setTimeout(() => done(cpuMark(serverPid, clients)), Math.max(0, (dueUs - monotonicUs()) / 1000)));
@@ -504,7 +515,21 @@ async function measure(setup: Setup, clients: readonly ClientProcess[]): Promise
   const load = await placeOrders(setup.url, setup.key, clients, startUs, total, windowFromUs, windowToUs);
   const fromMark = await from;
   const toMark = await to;
-  return { load, cpu: cpuUse(fromMark, toMark), fromUs: fromMark.atUs, toUs: toMark.atUs };
+  return { load, cpu: cpuUse(fromMark, toMark), windows: [[fromMark.atUs, toMark.atUs]], seconds: (toMark.atUs - fromMark.atUs) / 1e6 };
+}
+
+/** Two turns of the same server as one measurement. */
+function mergeMeasured(a: Measured | null, b: Measured): Measured {
+  if (a === null) return b;
+  const seconds = a.seconds + b.seconds;
+  const cpu = {} as CpuUse;
+  for (const key of Object.keys(a.cpu) as Array<keyof CpuUse>) cpu[key] = (a.cpu[key] * a.seconds + b.cpu[key] * b.seconds) / seconds;
+  const answer = new Histogram(a.load.answer.data());
+  answer.merge(b.load.answer.data());
+  const load: Load = { ...a.load, answer, firstFailure: a.load.firstFailure === '' ? b.load.firstFailure : a.load.firstFailure, lateMaxUs: Math.max(a.load.lateMaxUs, b.load.lateMaxUs) };
+  const counts = ['sent', 'answered', 'rested', 'filled', 'expired', 'failures', 'lateSends', 'sentInWindow', 'tradesInWindow', 'unanswered'] as const;
+  for (const key of counts) load[key] = a.load[key] + b.load[key];
+  return { load, cpu, windows: [...a.windows, ...b.windows], seconds };
 }
 
 interface Collected {
@@ -696,7 +721,8 @@ function printReport(f: Figures): void {
 
 function printProfile(profileDir: string, measured: Measured): void {
   const kept = keepCpuProfile(profileDir, 'bench-ws-server');
-  for (const line of cpuProfileSummary(kept, 'the timed window', measured.fromUs, measured.toUs)) log(`  ${line}`);
+  const label = measured.windows.length === 1 ? 'the timed window' : `the ${measured.windows.length} timed windows`;
+  for (const line of cpuProfileSummaryOf(kept, label, measured.windows)) log(`  ${line}`);
   log('  (idle) includes native work outside JavaScript, the socket sends of uWS pub/sub among it: see the kernel share on the cpu line');
 }
 
@@ -797,8 +823,7 @@ interface Summary {
 }
 
 function summaryOf(f: Figures): Summary {
-  const { cpu, fromUs, toUs } = f.measured;
-  const seconds = (toUs - fromUs) / 1e6;
+  const { cpu, seconds } = f.measured;
   const delivered = f.windowBook + f.windowTrades;
   return {
     msgsPerS: delivered / durationS,
@@ -851,26 +876,32 @@ function problemsOf(f: Figures): string[] {
   return problems;
 }
 
-/**
- * Subscribers, the order schedule and the collection against a server that is up and set up; stops the
- * server at the end. `bookAfter` reads the server's book before it stops (null where there is none).
- */
-async function runAgainst(label: string, server: Child, setup: Setup, bookAfter: () => Promise<Book | null>): Promise<Figures> {
-  let clients: ClientProcess[] = [];
-  try {
-    clients = startClients();
-    const connectS = await connectSubscribers(clients, setup);
-    const measured = await measure(setup, clients);
-    const collected = await collect(clients);
-    const book = await bookAfter();
-    await stopClients(clients);
-    await stopProcess(server.process);
-    if (server.process.exitCode !== 0) throw new Error(`${label} exited with ${server.process.exitCode}:\n${server.output.join('')}`);
-    return figuresOf(measured, collected, book, connectS);
-  } finally {
-    await stopClients(clients);
-    await stopProcess(server.process);
-  }
+/** A server under test, its client processes, and what its turns measured so far. */
+interface Target {
+  label: string;
+  server: Child;
+  setup: Setup;
+  clients: ClientProcess[];
+  connectS: number;
+  measured: Measured | null;
+  /** Reads the server's book after the run (null where there is none). */
+  bookAfter: () => Promise<Book | null>;
+}
+
+/** Starts the target's client processes and opens its subscribers. */
+async function connectTarget(target: Target): Promise<void> {
+  target.clients = startClients();
+  target.connectS = await connectSubscribers(target.clients, target.setup, target.label === 'the order server' ? 'platform' : 'bare');
+}
+
+/** Waits for the last messages, collects the clients' reports, stops clients and server. */
+async function finishTarget(target: Target): Promise<Figures> {
+  const collected = await collect(target.clients);
+  const book = await target.bookAfter();
+  await stopClients(target.clients);
+  await stopProcess(target.server.process);
+  if (target.server.process.exitCode !== 0) throw new Error(`${target.label} exited with ${target.server.process.exitCode}:\n${target.server.output.join('')}`);
+  return figuresOf(target.measured!, collected, book, target.connectS);
 }
 
 /**
@@ -878,27 +909,23 @@ async function runAgainst(label: string, server: Child, setup: Setup, bookAfter:
  * prepared frames of the platform's sizes. Its book is a one-level snapshot the clients are told to expect
  * (snapshots come before the window and are not timed).
  */
-async function runBare(): Promise<Figures> {
-  log('== baseline: bare uWS publish loop (bench/ws/bare-server.ts) ==');
+async function startBare(): Promise<Target> {
   const snapshot = JSON.stringify([[['2999.99', quantity]], [['3000.01', quantity]]]);
   const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: '0', BARE_SNAPSHOT: snapshot };
   const server = await startNode('the bare uWS server', ['--import', 'tsx', 'bench/ws/bare-server.ts'], env, subscribers + fileMargin);
   const seeded: Book = { orders: 2, levels: 2, bestBid: '2999.99', bestAsk: '3000.01', snapshot };
   const setup: Setup = { server, url: `http://127.0.0.1:${server.port}`, api: null, key: 'bare', seeded };
-  const figures = await runAgainst('the bare uWS server', server, setup, () => Promise.resolve(null));
-  printReport(figures);
-  return figures;
+  log(`baseline: bare uWS publish loop (bench/ws/bare-server.ts), a one-level book`);
+  return { label: 'the bare uWS server', server, setup, clients: [], connectS: 0, measured: null, bookAfter: () => Promise.resolve(null) };
 }
 
-async function runPlatform(tmp: string): Promise<Figures> {
-  log('== the platform (dist/shell/server.mjs) ==');
-  const profileDir = join(tmp, 'profile');
+async function startPlatform(profileDir: string, dataDir: string): Promise<Target> {
   const nodeArgs = serverNodeArgs(values.profile ? profileDir : null);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOST: '127.0.0.1',
     PORT: '0',
-    DATA_DIR: join(tmp, 'data'),
+    DATA_DIR: dataDir,
     ADMIN_API_KEY: adminKey,
     JOURNAL_SYNC: journalSync,
     // A pure order book: with the AMM's pools quoting into the hybrid book, orders (the seed's among them)
@@ -907,27 +934,63 @@ async function runPlatform(tmp: string): Promise<Figures> {
     ...(subscribers + 100 > serverConnectionsDefault ? { WS_CONNECTIONS_MAX: String(subscribers + 100) } : {}),
   };
   const server = await startNode('the order server', nodeArgs, env, subscribers + fileMargin);
-  let figures: Figures;
   try {
     const setup = await prepare(server);
-    figures = await runAgainst('the order server', server, setup, () => readBook(setup.api!, setup.key));
-  } finally {
+    return { label: 'the order server', server, setup, clients: [], connectS: 0, measured: null, bookAfter: () => readBook(setup.api!, setup.key) };
+  } catch (error) {
     await stopProcess(server.process);
+    throw error;
   }
-  printReport(figures);
-  if (values.profile) printProfile(profileDir, figures.measured);
-  return figures;
+}
+
+/**
+ * Both servers stay up with their subscribers connected; the order load goes to one at a time, in turns
+ * (baseline first), each server's first turn preceded by the warm-up. Taking the windows in turns, rather
+ * than one server after the other, lets the machine's other work fall on both alike.
+ */
+async function measureInTurns(targets: readonly Target[]): Promise<void> {
+  const windowS = durationS / rounds;
+  for (let round = 0; round < rounds; round++) {
+    for (const target of targets) {
+      if (round > 0 || target !== targets[0]) await new Promise((done) => setTimeout(done, turnGapMs));
+      target.measured = mergeMeasured(target.measured, await measure(target.setup, target.clients, round === 0 ? warmupS : 0, windowS));
+    }
+  }
 }
 
 async function run(tmp: string): Promise<void> {
   const started = performance.now();
   log(
     `node ${process.version}, ${os.cpus().length} cpus, load average ${os.loadavg()[0]!.toFixed(2)} at start; ${fmtInt(subscribers)} subscribers ` +
-      `in ${processes} client processes, orders at ${fmtInt(ratePerS)}/s for ${durationS} s (warm-up ${warmupS} s), journal ${journalSync}` +
-      `${values['no-bare'] ? '; no baseline' : '; the bare uWS baseline first, then the platform'}`,
+      `in ${processes} client processes per server, orders at ${fmtInt(ratePerS)}/s for ${durationS} s (warm-up ${warmupS} s), journal ${journalSync}` +
+      (values['no-bare'] ? '; no baseline' : `; the bare uWS baseline and the platform in turns, ${rounds} windows of ${(durationS / rounds).toFixed(1)} s each`),
   );
-  const bare = values['no-bare'] ? null : await runBare();
-  const figures = await runPlatform(tmp);
+  const profileDir = join(tmp, 'profile');
+  const targets: Target[] = [];
+  let bareFigures: Figures | null = null;
+  let figures: Figures;
+  try {
+    if (!values['no-bare']) targets.push(await startBare());
+    targets.push(await startPlatform(profileDir, join(tmp, 'data')));
+    for (const target of targets) await connectTarget(target);
+    await measureInTurns(targets);
+    const platform = targets[targets.length - 1]!;
+    if (targets.length > 1) bareFigures = await finishTarget(targets[0]!);
+    figures = await finishTarget(platform);
+  } finally {
+    for (const target of targets) {
+      await stopClients(target.clients);
+      await stopProcess(target.server.process);
+    }
+  }
+  const bare = bareFigures;
+  if (bare !== null) {
+    log('== baseline: bare uWS publish loop (bench/ws/bare-server.ts) ==');
+    printReport(bare);
+    log('== the platform (dist/shell/server.mjs) ==');
+  }
+  printReport(figures);
+  if (values.profile) printProfile(profileDir, figures.measured);
   const p99Ms = figures.delivery.quantileUs(0.99) / 1000;
   const met = p99Ms <= latencyTargetMs && figures.disconnects === 0 && figures.measured.load.unanswered === 0;
   log(`target: delivery p99 <= ${latencyTargetMs} ms with ${fmtInt(subscribers)} subscribers: ${p99Ms.toFixed(2)} ms - ${met ? 'met' : 'NOT met'}`);

@@ -25,6 +25,7 @@ export type ClientKind = 'raw' | 'ws';
 
 export type ParentMessage =
   | { type: 'connect'; client: ClientKind; url: string; count: number; concurrency: number; expectedSnapshot: string }
+  /** A timed window (wall-clock ms); a run may have several, each announced before it starts. */
   | { type: 'window'; fromWallMs: number; toWallMs: number }
   /** Send times (monotonic µs) of the orders that made these trades. */
   | { type: 'sends'; tradeIds: number[]; sendUs: number[] }
@@ -117,8 +118,9 @@ const readyFlag = 32;
 let flags = new Uint8Array(0);
 
 let offsetUs = wallMinusMonotonicUs();
-let windowFromMs = Number.POSITIVE_INFINITY;
-let windowToMs = Number.NEGATIVE_INFINITY;
+/** The timed windows so far, as [from, to) in wall-clock ms. */
+const windowsFromMs: number[] = [];
+const windowsToMs: number[] = [];
 let closing = false;
 
 const delivery = new Histogram();
@@ -202,9 +204,14 @@ function onMessage(index: number, data: Buffer, receivedUs: number): void {
   onControl(index, JSON.parse(data.toString('utf8')) as Record<string, unknown>);
 }
 
-/** Records the delivery latency of a message sequenced at `tsMs`; false when outside the window. */
+function inWindow(tsMs: number): boolean {
+  for (let index = 0; index < windowsFromMs.length; index++) if (tsMs >= windowsFromMs[index]! && tsMs < windowsToMs[index]!) return true;
+  return false;
+}
+
+/** Records the delivery latency of a message sequenced at `tsMs`; false when outside every window. */
 function timeDelivery(tsMs: number, receivedUs: number, topic: Histogram): boolean {
-  if (tsMs < windowFromMs || tsMs >= windowToMs) return false;
+  if (!inWindow(tsMs)) return false;
   const latencyUs = receivedUs + offsetUs - tsMs * 1000;
   if (latencyUs < 0) negativeLatencies++;
   delivery.record(latencyUs);
@@ -473,10 +480,12 @@ process.on('message', (message: ParentMessage) => {
     case 'window':
       // Taken again just before timing starts: the offset then has the least time to drift.
       offsetUs = wallMinusMonotonicUs();
-      windowFromMs = message.fromWallMs;
-      windowToMs = message.toWallMs;
-      loopDelay.reset();
-      loopDelay.enable();
+      windowsFromMs.push(message.fromWallMs);
+      windowsToMs.push(message.toWallMs);
+      if (windowsFromMs.length === 1) {
+        loopDelay.reset();
+        loopDelay.enable();
+      }
       break;
     case 'sends':
       for (let index = 0; index < message.tradeIds.length; index++) sendUsByTrade.set(message.tradeIds[index]!, message.sendUs[index]!);
