@@ -848,7 +848,7 @@ function printComparison(platform: Figures, bareFigures: Figures): { p99: number
   const row = (name: string, bareValue: string, ownValue: string, ratio: number): void =>
     log(`  ${name.padEnd(46)} ${bareValue.padStart(10)} ${ownValue.padStart(10)} ${(Number.isFinite(ratio) ? ratio.toFixed(2) : '-').padStart(8)}`);
   const msRow = (name: string, bareUs: number, ownUs: number): void => row(name, msText(bareUs), msText(ownUs), ownUs / bareUs);
-  log('platform against the bare uWS publish loop (same subscribers, client processes, order schedule and window):');
+  log('platform against the bare uWS publish loop (same subscribers, client processes and order schedule; windows in turns):');
   log(`  ${''.padEnd(46)} ${'bare'.padStart(10)} ${'platform'.padStart(10)} ${'ratio'.padStart(8)}`);
   row('delivered messages/s', fmtInt(bare.msgsPerS), fmtInt(own.msgsPerS), own.msgsPerS / bare.msgsPerS);
   msRow('delivery p50 ms (sequenced -> received)', bare.p50Us, own.p50Us);
@@ -857,8 +857,8 @@ function printComparison(platform: Figures, bareFigures: Figures): { p99: number
   msRow('trades p99 ms', bare.tradesP99Us, own.tradesP99Us);
   msRow('trade from the order\'s HTTP send p99 ms', bare.tradeFromSendP99Us, own.tradeFromSendP99Us);
   msRow('fan-out (last - first subscriber) p50 ms', bare.fanOutP50Us, own.fanOutP50Us);
-  row('server CPU s in the window, process', bare.serverCpuS.toFixed(2), own.serverCpuS.toFixed(2), own.serverCpuS / bare.serverCpuS);
-  row('server CPU s in the window, main thread', bare.mainCpuS.toFixed(2), own.mainCpuS.toFixed(2), own.mainCpuS / bare.mainCpuS);
+  row('server CPU s in the windows, process', bare.serverCpuS.toFixed(2), own.serverCpuS.toFixed(2), own.serverCpuS / bare.serverCpuS);
+  row('server CPU s in the windows, main thread', bare.mainCpuS.toFixed(2), own.mainCpuS.toFixed(2), own.mainCpuS / bare.mainCpuS);
   row('server CPU µs per delivered message', bare.cpuUsPerMsg.toFixed(2), own.cpuUsPerMsg.toFixed(2), own.cpuUsPerMsg / bare.cpuUsPerMsg);
   return { p99: own.p99Us / bare.p99Us, cpu: own.cpuUsPerMsg / bare.cpuUsPerMsg };
 }
