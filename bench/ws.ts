@@ -555,21 +555,30 @@ async function collect(clients: readonly ClientProcess[]): Promise<Collected> {
   return { reports, drained, lastBookSeq, lastTradesSeq };
 }
 
-/** Per orderbook delta of the window: the last receive over all subscribers minus the first. */
-function fanOutSpread(reports: readonly Report[]): Histogram {
-  const bySeq = new Map<number, [number, number]>();
+/**
+ * Per orderbook delta of the window: the last receive over all subscribers minus the first (the fan-out),
+ * and the first receive minus the delta's timestamp (what comes before the fan-out: the server's path from
+ * sequencing to publishing, and any wait behind an earlier fan-out).
+ */
+function fanOutSpread(reports: readonly Report[]): { spread: Histogram; toFirst: Histogram } {
+  const bySeq = new Map<number, [number, number, number]>();
   for (const report of reports) {
     for (let index = 0; index < report.spreadSeqs.length; index++) {
       const seq = report.spreadSeqs[index]!;
       const first = report.spreadFirstUs[index]!;
       const last = report.spreadLastUs[index]!;
+      const toFirst = report.spreadFirstLatencyUs[index]!;
       const known = bySeq.get(seq);
-      bySeq.set(seq, known === undefined ? [first, last] : [Math.min(known[0], first), Math.max(known[1], last)]);
+      bySeq.set(seq, known === undefined ? [first, last, toFirst] : [Math.min(known[0], first), Math.max(known[1], last), Math.min(known[2], toFirst)]);
     }
   }
-  const histogram = new Histogram();
-  for (const [first, last] of bySeq.values()) histogram.record(last - first);
-  return histogram;
+  const spread = new Histogram();
+  const toFirst = new Histogram();
+  for (const [first, last, firstLatency] of bySeq.values()) {
+    spread.record(last - first);
+    toFirst.record(Math.max(0, firstLatency));
+  }
+  return { spread, toFirst };
 }
 
 function sum(reports: readonly Report[], field: keyof Report): number {
@@ -594,6 +603,7 @@ interface Figures {
   deliveryTrades: Histogram;
   tradeFromSend: Histogram;
   spread: Histogram;
+  toFirst: Histogram;
   windowBook: number;
   windowTrades: number;
   windowBookBytes: number;
@@ -631,7 +641,7 @@ function figuresOf(measured: Measured, collected: Collected, book: Book | null, 
     deliveryBook: merged(reports, 'deliveryBook'),
     deliveryTrades: merged(reports, 'deliveryTrades'),
     tradeFromSend: merged(reports, 'tradeFromSend'),
-    spread: fanOutSpread(reports),
+    ...fanOutSpread(reports),
     windowBook: sum(reports, 'windowBookMessages'),
     windowTrades: sum(reports, 'windowTradeMessages'),
     windowBookBytes: sum(reports, 'windowBookBytes'),
@@ -699,6 +709,7 @@ function printReport(f: Figures): void {
   log(`  over ${latencyTargetMs} ms: ${fmtInt(f.delivery.countAboveUs(latencyTargetMs * 1000))} messages`);
   log(`trades from the HTTP send of the order that made them (matched by trade id): ${latencyLine(f.tradeFromSend, 'messages')}`);
   log(`fan-out (last minus first subscriber to receive the same orderbook delta): ${latencyLine(f.spread, 'deltas')}`);
+  log(`to the first subscriber (its receive minus the delta's timestamp): ${latencyLine(f.toFirst, 'deltas')}`);
   log(
     `checks: seq gaps ${fmtInt(f.gapEvents)} in ${fmtInt(f.withGaps)} subscribers (${fmtInt(f.missing)} messages missing), ` +
       `${fmtInt(f.duplicates)} repeated or out of order; disconnects ${fmtInt(f.disconnects)}` +
@@ -747,6 +758,8 @@ function jsonLine(f: Figures, bare: Figures | null): string {
     trade_from_send_p99_ms: ms(f.tradeFromSend.quantileUs(0.99)),
     fan_out_p50_ms: ms(f.spread.quantileUs(0.5)),
     fan_out_p99_ms: ms(f.spread.quantileUs(0.99)),
+    to_first_p50_ms: ms(f.toFirst.quantileUs(0.5)),
+    to_first_p99_ms: ms(f.toFirst.quantileUs(0.99)),
     answer_p50_ms: ms(load.answer.quantileUs(0.5)),
     answer_p99_ms: ms(load.answer.quantileUs(0.99)),
     book_msgs_per_subscriber_per_s: round(f.windowBook / subscribers / durationS, 2),
@@ -793,6 +806,8 @@ function bareJson(own: Summary, f: Figures): Record<string, number> {
     bare_trades_p99_ms: ms(bare.tradesP99Us),
     bare_trade_from_send_p99_ms: ms(bare.tradeFromSendP99Us),
     bare_fan_out_p50_ms: ms(bare.fanOutP50Us),
+    bare_to_first_p50_ms: ms(bare.toFirstP50Us),
+    bare_to_first_p99_ms: ms(bare.toFirstP99Us),
     bare_server_cpu_s: round(bare.serverCpuS, 2),
     bare_server_main_thread_cpu_s: round(bare.mainCpuS, 2),
     bare_cpu_us_per_msg: round(bare.cpuUsPerMsg, 3),
@@ -815,6 +830,8 @@ interface Summary {
   tradesP99Us: number;
   tradeFromSendP99Us: number;
   fanOutP50Us: number;
+  toFirstP50Us: number;
+  toFirstP99Us: number;
   /** CPU seconds of the whole server process, and of its main thread, in the timed window. */
   serverCpuS: number;
   mainCpuS: number;
@@ -833,6 +850,8 @@ function summaryOf(f: Figures): Summary {
     tradesP99Us: f.deliveryTrades.quantileUs(0.99),
     tradeFromSendP99Us: f.tradeFromSend.quantileUs(0.99),
     fanOutP50Us: f.spread.quantileUs(0.5),
+    toFirstP50Us: f.toFirst.quantileUs(0.5),
+    toFirstP99Us: f.toFirst.quantileUs(0.99),
     serverCpuS: cpu.server * seconds,
     mainCpuS: cpu.serverMain * seconds,
     cpuUsPerMsg: (cpu.server * seconds * 1e6) / Math.max(1, delivered),
@@ -857,6 +876,8 @@ function printComparison(platform: Figures, bareFigures: Figures): { p99: number
   msRow('trades p99 ms', bare.tradesP99Us, own.tradesP99Us);
   msRow('trade from the order\'s HTTP send p99 ms', bare.tradeFromSendP99Us, own.tradeFromSendP99Us);
   msRow('fan-out (last - first subscriber) p50 ms', bare.fanOutP50Us, own.fanOutP50Us);
+  msRow('to the first subscriber p50 ms', bare.toFirstP50Us, own.toFirstP50Us);
+  msRow('to the first subscriber p99 ms', bare.toFirstP99Us, own.toFirstP99Us);
   row('server CPU s in the windows, process', bare.serverCpuS.toFixed(2), own.serverCpuS.toFixed(2), own.serverCpuS / bare.serverCpuS);
   row('server CPU s in the windows, main thread', bare.mainCpuS.toFixed(2), own.mainCpuS.toFixed(2), own.mainCpuS / bare.mainCpuS);
   row('server CPU µs per delivered message', bare.cpuUsPerMsg.toFixed(2), own.cpuUsPerMsg.toFixed(2), own.cpuUsPerMsg / bare.cpuUsPerMsg);

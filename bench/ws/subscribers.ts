@@ -75,6 +75,8 @@ export interface Report {
   spreadSeqs: number[];
   spreadFirstUs: number[];
   spreadLastUs: number[];
+  /** The same deltas: first receive in this process minus the delta's timestamp (µs). */
+  spreadFirstLatencyUs: number[];
   /** Trade messages of window orders whose send time never arrived (should be 0). */
   tradesUnmatched: number;
   /** Messages received before the wall clock said the command was sequenced (clock trouble; should be 0). */
@@ -146,7 +148,7 @@ let snapshotSeqMax = Number.NEGATIVE_INFINITY;
 let expectedSnapshot = '';
 
 /** First and last receive time (monotonic µs) of each orderbook delta of the window, by seq. */
-const spreadBySeq = new Map<number, [number, number]>();
+const spreadBySeq = new Map<number, [number, number, number]>();
 
 /** Send times by trade id, and receipts that came before their send time did (trade id, receive time). */
 const sendUsByTrade = new Map<number, number>();
@@ -239,11 +241,12 @@ function onDelta(index: number, data: Buffer, receivedUs: number): void {
   const seq = digitsAt(data, seqAt + seqKey.length);
   if ((flags[index]! & snapshotSeen) === 0) throw new Error('an orderbook delta came before the snapshot');
   orderbookSeq[index] = checkSeq(index, orderbookSeq[index]!, seq);
-  if (!timeDelivery(isoMsAt(data, tsAt + timestampKey.length), receivedUs, deliveryBook)) return;
+  const tsMs = isoMsAt(data, tsAt + timestampKey.length);
+  if (!timeDelivery(tsMs, receivedUs, deliveryBook)) return;
   windowBookMessages++;
   windowBookBytes += data.length;
   const spread = spreadBySeq.get(seq);
-  if (spread === undefined) spreadBySeq.set(seq, [receivedUs, receivedUs]);
+  if (spread === undefined) spreadBySeq.set(seq, [receivedUs, receivedUs, tsMs]);
   else if (receivedUs < spread[0]) spread[0] = receivedUs;
   else if (receivedUs > spread[1]) spread[1] = receivedUs;
 }
@@ -456,6 +459,7 @@ function report(): void {
     spreadSeqs: [...spreadBySeq.keys()],
     spreadFirstUs: [...spreadBySeq.values()].map((spread) => spread[0]),
     spreadLastUs: [...spreadBySeq.values()].map((spread) => spread[1]),
+    spreadFirstLatencyUs: [...spreadBySeq.values()].map((spread) => spread[0] + offsetUs - spread[2] * 1000),
     tradesUnmatched: pendingTradeIds.length,
     negativeLatencies,
     gapEvents,
