@@ -10,11 +10,13 @@
  *   options: --subscribers 10000 --duration 20 --warmup 3 --processes 4 --sync sync|none --client raw|ws
  *            --profile (node --cpu-prof on the server; where its main thread spent the timed window)
  *
- * Baseline: before the platform, the same run (fresh client processes, the same subscribers, order
- * schedule and window) goes against bench/ws/bare-server.ts, a bare uWS.js server that answers each order
- * by publishing prepared frames of the platform's sizes on one topic per channel (an orderbook delta per
- * order, a trade per IOC), with no engine and no journal. The report then gives the platform's figures as
- * ratios to the baseline's (delivery p99, server CPU per delivered message; goal <= 1.5).
+ * Baseline: beside the order server, bench/ws/bare-server.ts runs, a bare uWS.js server that answers each
+ * order by publishing prepared frames of the platform's sizes on one topic per channel (an orderbook delta
+ * per order, a trade per IOC), with no engine and no journal. Each server gets its own client processes
+ * and subscribers, all connected at once; the order load then goes to one server at a time, in turns
+ * (`--rounds` windows each, baseline first), so that the machine's other work falls on both alike. The
+ * report gives the platform's figures as ratios to the baseline's (delivery p99, server CPU per delivered
+ * message; goal <= 1.5). --rounds 2 by default.
  *
  * How: the order server runs as a child process the way bench:http and `npm start` run it, as the esbuild
  * bundle dist/shell/server.mjs (built first by scripts/build.mjs), with a fresh DATA_DIR and, through
