@@ -7,7 +7,7 @@
  *   npm run bench:ws -- --json                the same, then one JSON object as the last stdout line
  *   npm run bench:ws -- --rate 200            orders per second (default 5: see below)
  *   npm run bench:ws -- --no-bare             the platform only, without the bare uWS baseline (about 35 s)
- *   options: --subscribers 10000 --duration 20 --warmup 3 --processes 4 --sync sync|none --client raw|ws
+ *   options: --subscribers 10000 --duration 20 --warmup 3 --rounds 2 --processes 4 --sync sync|none --client raw|ws
  *            --profile (node --cpu-prof on the server; where its main thread spent the timed window)
  *
  * Baseline: beside the order server, bench/ws/bare-server.ts runs, a bare uWS.js server that answers each
