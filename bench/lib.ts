@@ -413,6 +413,11 @@ const profileRows = 16;
  * waiting in epoll.
  */
 export function cpuProfileSummary(path: string, label: string, fromUs: number, toUs: number): string[] {
+  return cpuProfileSummaryOf(path, label, [[fromUs, toUs]]);
+}
+
+/** The same over several windows (bench:ws times the order server in turns with its baseline). */
+export function cpuProfileSummaryOf(path: string, label: string, windows: ReadonlyArray<readonly [number, number]>): string[] {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const positionOf = bundlePositions();
@@ -423,7 +428,7 @@ export function cpuProfileSummary(path: string, label: string, fromUs: number, t
   let total = 0;
   for (let index = 0; index < profile.samples.length; index++) {
     at += profile.timeDeltas[index]!;
-    if (at < fromUs || at > toUs) continue;
+    if (!windows.some(([fromUs, toUs]) => at >= fromUs && at <= toUs)) continue;
     total++;
     const frame = byId.get(profile.samples[index]!)!.callFrame;
     const position = positionOf(frame.url, frame.lineNumber, frame.columnNumber);

@@ -3,11 +3,20 @@
  * orderbook and trades, while orders arrive over HTTP at a steady rate; how late messages reach the
  * subscribers, how many are delivered per second, and whether every subscriber saw every message.
  *
- *   npm run bench:ws                          human-readable report on stdout (about 35 s here)
+ *   npm run bench:ws                          human-readable report on stdout (about 70 s here)
  *   npm run bench:ws -- --json                the same, then one JSON object as the last stdout line
  *   npm run bench:ws -- --rate 200            orders per second (default 5: see below)
- *   options: --subscribers 10000 --duration 20 --warmup 3 --processes 4 --sync sync|none --client raw|ws
+ *   npm run bench:ws -- --no-bare             the platform only, without the bare uWS baseline (about 35 s)
+ *   options: --subscribers 10000 --duration 20 --warmup 3 --rounds 2 --processes 4 --sync sync|none --client raw|ws
  *            --profile (node --cpu-prof on the server; where its main thread spent the timed window)
+ *
+ * Baseline: beside the order server, bench/ws/bare-server.ts runs, a bare uWS.js server that answers each
+ * order by publishing prepared frames of the platform's sizes on one topic per channel (an orderbook delta
+ * per order, a trade per IOC), with no engine and no journal. Each server gets its own client processes
+ * and subscribers, all connected at once; the order load then goes to one server at a time, in turns
+ * (`--rounds` windows each, baseline first), so that the machine's other work falls on both alike. The
+ * report gives the platform's figures as ratios to the baseline's (delivery p99, server CPU per delivered
+ * message; goal <= 1.5). --rounds 2 by default.
  *
  * How: the order server runs as a child process the way bench:http and `npm start` run it, as the esbuild
  * bundle dist/shell/server.mjs (built first by scripts/build.mjs), with a fresh DATA_DIR and, through
@@ -21,7 +30,9 @@
  * are counted and timed; the warm-up before it is not. At the end the bench waits until every subscriber
  * has the last message of both topics, collects the clients' histograms, closes everything and stops the
  * server. What each figure means, and why the default rate is 5 orders/s (on this two-core VM 10 000
- * subscribers saturate it at 10-20 orders/s), is in bench/README.md (# bench:ws).
+ * subscribers saturate it at 10-20 orders/s), is in bench/README.md (# bench:ws). The order server runs
+ * with AMM_CHAINS empty (a pure order book): with the pools quoting into the hybrid book, orders would fill
+ * against pools priced elsewhere and the book would not keep its shape.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -36,7 +47,7 @@ import {
   buildServer,
   checkPair,
   cores,
-  cpuProfileSummary,
+  cpuProfileSummaryOf,
   cpuSeconds,
   cpuTimes,
   createTrader,
@@ -70,6 +81,8 @@ const { values } = parseArgs({
     sync: { type: 'string', default: 'sync' },
     client: { type: 'string', default: 'raw' },
     profile: { type: 'boolean', default: false },
+    'no-bare': { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '2' },
   },
 });
 
@@ -78,6 +91,10 @@ const ratePerS = positiveInteger('rate', values.rate);
 const durationS = positiveInteger('duration', values.duration);
 const warmupS = positiveInteger('warmup', values.warmup);
 const processes = Math.min(subscribers, positiveInteger('processes', values.processes));
+/** With the baseline, the timed seconds of each server are cut into this many windows, taken in turns. */
+const rounds = values['no-bare'] ? 1 : positiveInteger('rounds', values.rounds);
+/** Between two servers' turns: time for the last turn's fan-out to finish before the other server starts. */
+const turnGapMs = 1000;
 const journalSync = values.sync;
 if (journalSync !== 'sync' && journalSync !== 'none') throw new Error('--sync must be sync or none');
 if (values.client !== 'raw' && values.client !== 'ws') throw new Error('--client must be raw or ws');
@@ -422,7 +439,8 @@ function cpuUse(from: CpuMark, to: CpuMark): CpuUse {
 interface Setup {
   server: Child;
   url: string;
-  api: Api;
+  /** The setup client of the order server (null for the bare server, which has no API). */
+  api: Api | null;
   key: string;
   seeded: Book;
 }
@@ -442,7 +460,7 @@ async function prepare(server: Child): Promise<Setup> {
 }
 
 /** Opens every subscriber; fails unless each confirmed both subscriptions and got the right snapshot. */
-async function connectSubscribers(clients: readonly ClientProcess[], setup: Setup): Promise<number> {
+async function connectSubscribers(clients: readonly ClientProcess[], setup: Setup, label: string): Promise<number> {
   const wsUrl = `ws://127.0.0.1:${setup.server.port}/ws/exchange/${symbol}`;
   const started = performance.now();
   const readies = await Promise.all(
@@ -458,7 +476,7 @@ async function connectSubscribers(clients: readonly ClientProcess[], setup: Setu
   const seqLow = Math.min(...readies.map((ready) => ready.snapshotSeqMin));
   const seqHigh = Math.max(...readies.map((ready) => ready.snapshotSeqMax));
   log(
-    `subscribers (${clientKind} client): ${fmtInt(total('connected'))} of ${fmtInt(subscribers)} connected in ${seconds.toFixed(1)} s; ` +
+    `${label} subscribers (${clientKind} client): ${fmtInt(total('connected'))} of ${fmtInt(subscribers)} connected in ${seconds.toFixed(1)} s; ` +
       `${fmtInt(total('ready'))} confirmed both subscriptions; ${fmtInt(total('snapshotsOk'))} got a snapshot equal to GET /book ` +
       `(${setup.seeded.levels} levels, seq ${seqLow}${seqHigh === seqLow ? '' : `-${seqHigh}`})`,
   );
@@ -471,20 +489,26 @@ async function connectSubscribers(clients: readonly ClientProcess[], setup: Setu
 
 interface Measured {
   load: Load;
+  /** Averaged over the windows, weighted by their lengths. */
   cpu: CpuUse;
-  fromUs: number;
-  toUs: number;
+  /** The timed windows, [from, to] in monotonic µs. */
+  windows: Array<[number, number]>;
+  /** Their total length. */
+  seconds: number;
 }
 
-/** The order schedule: warm-up, then the timed window; CPU is read at the window's edges. */
-async function measure(setup: Setup, clients: readonly ClientProcess[]): Promise<Measured> {
-  const total = ratePerS * (warmupS + durationS);
+/**
+ * One turn of the order schedule: `warmS` seconds of warm-up (none after a server's first turn), then a
+ * timed window of `windowS` seconds; CPU is read at the window's edges.
+ */
+async function measure(setup: Setup, clients: readonly ClientProcess[], warmS: number, windowS: number): Promise<Measured> {
+  const total = Math.round(ratePerS * (warmS + windowS));
   const wallOffsetUs = wallMinusMonotonicUs();
   const startUs = monotonicUs() + 100_000;
-  const windowFromUs = startUs + warmupS * 1e6;
-  const windowToUs = windowFromUs + durationS * 1e6;
+  const windowFromUs = startUs + warmS * 1e6;
+  const windowToUs = windowFromUs + windowS * 1e6;
   const fromWallMs = Math.ceil((windowFromUs + wallOffsetUs) / 1000);
-  for (const client of clients) client.send({ type: 'window', fromWallMs, toWallMs: fromWallMs + durationS * 1000 });
+  for (const client of clients) client.send({ type: 'window', fromWallMs, toWallMs: fromWallMs + Math.round(windowS * 1000) });
   const serverPid = setup.server.process.pid!;
   const markAt = (dueUs: number): Promise<CpuMark> =>
     new Promise((done) => setTimeout(() => done(cpuMark(serverPid, clients)), Math.max(0, (dueUs - monotonicUs()) / 1000)));
@@ -493,7 +517,21 @@ async function measure(setup: Setup, clients: readonly ClientProcess[]): Promise
   const load = await placeOrders(setup.url, setup.key, clients, startUs, total, windowFromUs, windowToUs);
   const fromMark = await from;
   const toMark = await to;
-  return { load, cpu: cpuUse(fromMark, toMark), fromUs: fromMark.atUs, toUs: toMark.atUs };
+  return { load, cpu: cpuUse(fromMark, toMark), windows: [[fromMark.atUs, toMark.atUs]], seconds: (toMark.atUs - fromMark.atUs) / 1e6 };
+}
+
+/** Two turns of the same server as one measurement. */
+function mergeMeasured(a: Measured | null, b: Measured): Measured {
+  if (a === null) return b;
+  const seconds = a.seconds + b.seconds;
+  const cpu = {} as CpuUse;
+  for (const key of Object.keys(a.cpu) as Array<keyof CpuUse>) cpu[key] = (a.cpu[key] * a.seconds + b.cpu[key] * b.seconds) / seconds;
+  const answer = new Histogram(a.load.answer.data());
+  answer.merge(b.load.answer.data());
+  const load: Load = { ...a.load, answer, firstFailure: a.load.firstFailure === '' ? b.load.firstFailure : a.load.firstFailure, lateMaxUs: Math.max(a.load.lateMaxUs, b.load.lateMaxUs) };
+  const counts = ['sent', 'answered', 'rested', 'filled', 'expired', 'failures', 'lateSends', 'sentInWindow', 'tradesInWindow', 'unanswered'] as const;
+  for (const key of counts) load[key] = a.load[key] + b.load[key];
+  return { load, cpu, windows: [...a.windows, ...b.windows], seconds };
 }
 
 interface Collected {
@@ -519,21 +557,30 @@ async function collect(clients: readonly ClientProcess[]): Promise<Collected> {
   return { reports, drained, lastBookSeq, lastTradesSeq };
 }
 
-/** Per orderbook delta of the window: the last receive over all subscribers minus the first. */
-function fanOutSpread(reports: readonly Report[]): Histogram {
-  const bySeq = new Map<number, [number, number]>();
+/**
+ * Per orderbook delta of the window: the last receive over all subscribers minus the first (the fan-out),
+ * and the first receive minus the delta's timestamp (what comes before the fan-out: the server's path from
+ * sequencing to publishing, and any wait behind an earlier fan-out).
+ */
+function fanOutSpread(reports: readonly Report[]): { spread: Histogram; toFirst: Histogram } {
+  const bySeq = new Map<number, [number, number, number]>();
   for (const report of reports) {
     for (let index = 0; index < report.spreadSeqs.length; index++) {
       const seq = report.spreadSeqs[index]!;
       const first = report.spreadFirstUs[index]!;
       const last = report.spreadLastUs[index]!;
+      const toFirst = report.spreadFirstLatencyUs[index]!;
       const known = bySeq.get(seq);
-      bySeq.set(seq, known === undefined ? [first, last] : [Math.min(known[0], first), Math.max(known[1], last)]);
+      bySeq.set(seq, known === undefined ? [first, last, toFirst] : [Math.min(known[0], first), Math.max(known[1], last), Math.min(known[2], toFirst)]);
     }
   }
-  const histogram = new Histogram();
-  for (const [first, last] of bySeq.values()) histogram.record(last - first);
-  return histogram;
+  const spread = new Histogram();
+  const toFirst = new Histogram();
+  for (const [first, last, firstLatency] of bySeq.values()) {
+    spread.record(last - first);
+    toFirst.record(Math.max(0, firstLatency));
+  }
+  return { spread, toFirst };
 }
 
 function sum(reports: readonly Report[], field: keyof Report): number {
@@ -550,15 +597,19 @@ function merged(reports: readonly Report[], field: 'delivery' | 'deliveryBook' |
 interface Figures {
   measured: Measured;
   collected: Collected;
-  book: Book;
+  /** The order server's book after the run (null for the bare server). */
+  book: Book | null;
   connectS: number;
   delivery: Histogram;
   deliveryBook: Histogram;
   deliveryTrades: Histogram;
   tradeFromSend: Histogram;
   spread: Histogram;
+  toFirst: Histogram;
   windowBook: number;
   windowTrades: number;
+  windowBookBytes: number;
+  windowTradeBytes: number;
   gapEvents: number;
   missing: number;
   duplicates: number;
@@ -577,7 +628,7 @@ interface Figures {
   driftUs: number;
 }
 
-function figuresOf(measured: Measured, collected: Collected, book: Book, connectS: number): Figures {
+function figuresOf(measured: Measured, collected: Collected, book: Book | null, connectS: number): Figures {
   const { reports, drained } = collected;
   const disconnectCodes: Record<string, number> = {};
   for (const report of reports) {
@@ -592,9 +643,11 @@ function figuresOf(measured: Measured, collected: Collected, book: Book, connect
     deliveryBook: merged(reports, 'deliveryBook'),
     deliveryTrades: merged(reports, 'deliveryTrades'),
     tradeFromSend: merged(reports, 'tradeFromSend'),
-    spread: fanOutSpread(reports),
+    ...fanOutSpread(reports),
     windowBook: sum(reports, 'windowBookMessages'),
     windowTrades: sum(reports, 'windowTradeMessages'),
+    windowBookBytes: sum(reports, 'windowBookBytes'),
+    windowTradeBytes: sum(reports, 'windowTradeBytes'),
     gapEvents: sum(reports, 'gapEvents'),
     missing: sum(reports, 'missingMessages'),
     duplicates: sum(reports, 'duplicates'),
@@ -612,6 +665,10 @@ function figuresOf(measured: Measured, collected: Collected, book: Book, connect
     loopMaxUs: Math.max(...reports.map((report) => report.loopDelayMaxUs)),
     driftUs: Math.max(...reports.map((report) => Math.abs(report.clockDriftUs))),
   };
+}
+
+function bytesPer(bytes: number, messages: number): string {
+  return messages === 0 ? '-' : (bytes / messages).toFixed(1);
 }
 
 function msText(us: number): string {
@@ -638,13 +695,14 @@ function printReport(f: Figures): void {
     log(`  SATURATED: ${fmtInt(load.unanswered)} orders had no answer ${answersTimeoutMs / 1000} s after the last send; no figure below includes their wait`);
   }
   log(
-    `  HTTP answer (send to 201, orders sent in the window): ${latencyLine(load.answer, 'orders')}; ` +
-      `book after: ${f.book.orders} resting orders on ${f.book.levels} levels`,
+    `  HTTP answer (send to 201, orders sent in the window): ${latencyLine(load.answer, 'orders')}` +
+      (f.book === null ? '' : `; book after: ${f.book.orders} resting orders on ${f.book.levels} levels`),
   );
   log(
     `delivered in the window: ${fmtInt((f.windowBook + f.windowTrades) / durationS)} messages/s over all subscribers; per subscriber ` +
       `${(f.windowBook / subscribers / durationS).toFixed(1)} orderbook deltas/s + ${(f.windowTrades / subscribers / durationS).toFixed(1)} trades/s ` +
-      `(${(load.tradesInWindow / durationS).toFixed(1)} trades/s made by orders sent in the window)`,
+      `(${(load.tradesInWindow / durationS).toFixed(1)} trades/s made by orders sent in the window); payload bytes per message: ` +
+      `orderbook delta ${bytesPer(f.windowBookBytes, f.windowBook)}, trade ${bytesPer(f.windowTradeBytes, f.windowTrades)}`,
   );
   log(`delivery latency (receive - message timestamp, which is truncated to the ms: each figure includes 0-1 ms of it):`);
   log(`  all messages:      ${latencyLine(f.delivery, 'messages')}`);
@@ -653,6 +711,7 @@ function printReport(f: Figures): void {
   log(`  over ${latencyTargetMs} ms: ${fmtInt(f.delivery.countAboveUs(latencyTargetMs * 1000))} messages`);
   log(`trades from the HTTP send of the order that made them (matched by trade id): ${latencyLine(f.tradeFromSend, 'messages')}`);
   log(`fan-out (last minus first subscriber to receive the same orderbook delta): ${latencyLine(f.spread, 'deltas')}`);
+  log(`to the first subscriber (its receive minus the delta's timestamp): ${latencyLine(f.toFirst, 'deltas')}`);
   log(
     `checks: seq gaps ${fmtInt(f.gapEvents)} in ${fmtInt(f.withGaps)} subscribers (${fmtInt(f.missing)} messages missing), ` +
       `${fmtInt(f.duplicates)} repeated or out of order; disconnects ${fmtInt(f.disconnects)}` +
@@ -675,13 +734,15 @@ function printReport(f: Figures): void {
 
 function printProfile(profileDir: string, measured: Measured): void {
   const kept = keepCpuProfile(profileDir, 'bench-ws-server');
-  for (const line of cpuProfileSummary(kept, 'the timed window', measured.fromUs, measured.toUs)) log(`  ${line}`);
+  const label = measured.windows.length === 1 ? 'the timed window' : `the ${measured.windows.length} timed windows`;
+  for (const line of cpuProfileSummaryOf(kept, label, measured.windows)) log(`  ${line}`);
   log('  (idle) includes native work outside JavaScript, the socket sends of uWS pub/sub among it: see the kernel share on the cpu line');
 }
 
-function jsonLine(f: Figures): string {
+function jsonLine(f: Figures, bare: Figures | null): string {
   const { load, cpu } = f.measured;
   const ms = (us: number): number => round(us / 1000, 3);
+  const own = summaryOf(f);
   return JSON.stringify({
     subscribers,
     msgs_per_s: Math.round((f.windowBook + f.windowTrades) / durationS),
@@ -699,6 +760,8 @@ function jsonLine(f: Figures): string {
     trade_from_send_p99_ms: ms(f.tradeFromSend.quantileUs(0.99)),
     fan_out_p50_ms: ms(f.spread.quantileUs(0.5)),
     fan_out_p99_ms: ms(f.spread.quantileUs(0.99)),
+    to_first_p50_ms: ms(f.toFirst.quantileUs(0.5)),
+    to_first_p99_ms: ms(f.toFirst.quantileUs(0.99)),
     answer_p50_ms: ms(load.answer.quantileUs(0.5)),
     answer_p99_ms: ms(load.answer.quantileUs(0.99)),
     book_msgs_per_subscriber_per_s: round(f.windowBook / subscribers / durationS, 2),
@@ -725,7 +788,102 @@ function jsonLine(f: Figures): string {
     rate_per_s: ratePerS,
     duration_s: durationS,
     journal_sync: journalSync,
+    server_cpu_s: round(own.serverCpuS, 2),
+    cpu_us_per_msg: round(own.cpuUsPerMsg, 3),
+    book_frame_bytes: round(f.windowBookBytes / Math.max(1, f.windowBook), 1),
+    trade_frame_bytes: round(f.windowTradeBytes / Math.max(1, f.windowTrades), 1),
+    ...(bare === null ? {} : bareJson(own, bare)),
   });
+}
+
+/** The baseline's figures and the platform's ratios to them, for the JSON line. */
+function bareJson(own: Summary, f: Figures): Record<string, number> {
+  const bare = summaryOf(f);
+  const ms = (us: number): number => round(us / 1000, 3);
+  return {
+    bare_msgs_per_s: Math.round(bare.msgsPerS),
+    bare_p50_ms: ms(bare.p50Us),
+    bare_p99_ms: ms(bare.p99Us),
+    bare_max_ms: ms(bare.maxUs),
+    bare_trades_p99_ms: ms(bare.tradesP99Us),
+    bare_trade_from_send_p99_ms: ms(bare.tradeFromSendP99Us),
+    bare_fan_out_p50_ms: ms(bare.fanOutP50Us),
+    bare_to_first_p50_ms: ms(bare.toFirstP50Us),
+    bare_to_first_p99_ms: ms(bare.toFirstP99Us),
+    bare_server_cpu_s: round(bare.serverCpuS, 2),
+    bare_server_main_thread_cpu_s: round(bare.mainCpuS, 2),
+    bare_cpu_us_per_msg: round(bare.cpuUsPerMsg, 3),
+    bare_book_frame_bytes: round(f.windowBookBytes / Math.max(1, f.windowBook), 1),
+    bare_trade_frame_bytes: round(f.windowTradeBytes / Math.max(1, f.windowTrades), 1),
+    ratio_p50_vs_bare: round(own.p50Us / bare.p50Us, 2),
+    ratio_p99_vs_bare: round(own.p99Us / bare.p99Us, 2),
+    ratio_max_vs_bare: round(own.maxUs / bare.maxUs, 2),
+    ratio_msgs_per_s_vs_bare: round(own.msgsPerS / bare.msgsPerS, 3),
+    ratio_cpu_per_msg_vs_bare: round(own.cpuUsPerMsg / bare.cpuUsPerMsg, 2),
+  };
+}
+
+/** The figures the platform is compared with the baseline on. */
+interface Summary {
+  msgsPerS: number;
+  p50Us: number;
+  p99Us: number;
+  maxUs: number;
+  tradesP99Us: number;
+  tradeFromSendP99Us: number;
+  fanOutP50Us: number;
+  toFirstP50Us: number;
+  toFirstP99Us: number;
+  /** CPU seconds of the whole server process, and of its main thread, in the timed window. */
+  serverCpuS: number;
+  mainCpuS: number;
+  /** Server process CPU per message delivered in the window (µs). */
+  cpuUsPerMsg: number;
+}
+
+function summaryOf(f: Figures): Summary {
+  const { cpu, seconds } = f.measured;
+  const delivered = f.windowBook + f.windowTrades;
+  return {
+    msgsPerS: delivered / durationS,
+    p50Us: f.delivery.quantileUs(0.5),
+    p99Us: f.delivery.quantileUs(0.99),
+    maxUs: f.delivery.maxUs,
+    tradesP99Us: f.deliveryTrades.quantileUs(0.99),
+    tradeFromSendP99Us: f.tradeFromSend.quantileUs(0.99),
+    fanOutP50Us: f.spread.quantileUs(0.5),
+    toFirstP50Us: f.toFirst.quantileUs(0.5),
+    toFirstP99Us: f.toFirst.quantileUs(0.99),
+    serverCpuS: cpu.server * seconds,
+    mainCpuS: cpu.serverMain * seconds,
+    cpuUsPerMsg: (cpu.server * seconds * 1e6) / Math.max(1, delivered),
+  };
+}
+
+/** The goal of the fan-out against the baseline (issue 19): the platform at most this many times the bare loop. */
+const bareRatioGoal = 1.5;
+
+function printComparison(platform: Figures, bareFigures: Figures): { p99: number; cpu: number } {
+  const own = summaryOf(platform);
+  const bare = summaryOf(bareFigures);
+  const row = (name: string, bareValue: string, ownValue: string, ratio: number): void =>
+    log(`  ${name.padEnd(46)} ${bareValue.padStart(10)} ${ownValue.padStart(10)} ${(Number.isFinite(ratio) ? ratio.toFixed(2) : '-').padStart(8)}`);
+  const msRow = (name: string, bareUs: number, ownUs: number): void => row(name, msText(bareUs), msText(ownUs), ownUs / bareUs);
+  log('platform against the bare uWS publish loop (same subscribers, client processes and order schedule; windows in turns):');
+  log(`  ${''.padEnd(46)} ${'bare'.padStart(10)} ${'platform'.padStart(10)} ${'ratio'.padStart(8)}`);
+  row('delivered messages/s', fmtInt(bare.msgsPerS), fmtInt(own.msgsPerS), own.msgsPerS / bare.msgsPerS);
+  msRow('delivery p50 ms (sequenced -> received)', bare.p50Us, own.p50Us);
+  msRow('delivery p99 ms', bare.p99Us, own.p99Us);
+  msRow('delivery max ms', bare.maxUs, own.maxUs);
+  msRow('trades p99 ms', bare.tradesP99Us, own.tradesP99Us);
+  msRow('trade from the order\'s HTTP send p99 ms', bare.tradeFromSendP99Us, own.tradeFromSendP99Us);
+  msRow('fan-out (last - first subscriber) p50 ms', bare.fanOutP50Us, own.fanOutP50Us);
+  msRow('to the first subscriber p50 ms', bare.toFirstP50Us, own.toFirstP50Us);
+  msRow('to the first subscriber p99 ms', bare.toFirstP99Us, own.toFirstP99Us);
+  row('server CPU s in the windows, process', bare.serverCpuS.toFixed(2), own.serverCpuS.toFixed(2), own.serverCpuS / bare.serverCpuS);
+  row('server CPU s in the windows, main thread', bare.mainCpuS.toFixed(2), own.mainCpuS.toFixed(2), own.mainCpuS / bare.mainCpuS);
+  row('server CPU µs per delivered message', bare.cpuUsPerMsg.toFixed(2), own.cpuUsPerMsg.toFixed(2), own.cpuUsPerMsg / bare.cpuUsPerMsg);
+  return { p99: own.p99Us / bare.p99Us, cpu: own.cpuUsPerMsg / bare.cpuUsPerMsg };
 }
 
 /** What makes the run fail (exit code 1): broken checks, not slow figures. */
@@ -741,50 +899,137 @@ function problemsOf(f: Figures): string[] {
   return problems;
 }
 
-async function run(tmp: string): Promise<void> {
-  const started = performance.now();
-  const profileDir = join(tmp, 'profile');
+/** A server under test, its client processes, and what its turns measured so far. */
+interface Target {
+  label: string;
+  server: Child;
+  setup: Setup;
+  clients: ClientProcess[];
+  connectS: number;
+  measured: Measured | null;
+  /** Reads the server's book after the run (null where there is none). */
+  bookAfter: () => Promise<Book | null>;
+}
+
+/** Starts the target's client processes and opens its subscribers. */
+async function connectTarget(target: Target): Promise<void> {
+  target.clients = startClients();
+  target.connectS = await connectSubscribers(target.clients, target.setup, target.label === 'the order server' ? 'platform' : 'bare');
+}
+
+/** Waits for the last messages, collects the clients' reports, stops clients and server. */
+async function finishTarget(target: Target): Promise<Figures> {
+  const collected = await collect(target.clients);
+  const book = await target.bookAfter();
+  await stopClients(target.clients);
+  await stopProcess(target.server.process);
+  if (target.server.process.exitCode !== 0) throw new Error(`${target.label} exited with ${target.server.process.exitCode}:\n${target.server.output.join('')}`);
+  return figuresOf(target.measured!, collected, book, target.connectS);
+}
+
+/**
+ * The baseline: bench/ws/bare-server.ts, a bare uWS publish loop that answers each order by publishing
+ * prepared frames of the platform's sizes. Its book is a one-level snapshot the clients are told to expect
+ * (snapshots come before the window and are not timed).
+ */
+async function startBare(): Promise<Target> {
+  const snapshot = JSON.stringify([[['2999.99', quantity]], [['3000.01', quantity]]]);
+  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: '0', BARE_SNAPSHOT: snapshot };
+  const server = await startNode('the bare uWS server', ['--import', 'tsx', 'bench/ws/bare-server.ts'], env, subscribers + fileMargin);
+  const seeded: Book = { orders: 2, levels: 2, bestBid: '2999.99', bestAsk: '3000.01', snapshot };
+  const setup: Setup = { server, url: `http://127.0.0.1:${server.port}`, api: null, key: 'bare', seeded };
+  log(`baseline: bare uWS publish loop (bench/ws/bare-server.ts), a one-level book`);
+  return { label: 'the bare uWS server', server, setup, clients: [], connectS: 0, measured: null, bookAfter: () => Promise.resolve(null) };
+}
+
+async function startPlatform(profileDir: string, dataDir: string): Promise<Target> {
   const nodeArgs = serverNodeArgs(values.profile ? profileDir : null);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOST: '127.0.0.1',
     PORT: '0',
-    DATA_DIR: join(tmp, 'data'),
+    DATA_DIR: dataDir,
     ADMIN_API_KEY: adminKey,
     JOURNAL_SYNC: journalSync,
+    // A pure order book: with the AMM's pools quoting into the hybrid book, orders (the seed's among them)
+    // would fill against pools priced elsewhere, and the book would not keep the shape the load needs.
+    AMM_CHAINS: '',
     ...(subscribers + 100 > serverConnectionsDefault ? { WS_CONNECTIONS_MAX: String(subscribers + 100) } : {}),
   };
-  log(
-    `node ${process.version}, ${os.cpus().length} cpus, load average ${os.loadavg()[0]!.toFixed(2)} at start; ${fmtInt(subscribers)} subscribers ` +
-      `in ${processes} client processes, orders at ${fmtInt(ratePerS)}/s for ${durationS} s (warm-up ${warmupS} s), journal ${journalSync}`,
-  );
   const server = await startNode('the order server', nodeArgs, env, subscribers + fileMargin);
-  let clients: ClientProcess[] = [];
   try {
     const setup = await prepare(server);
-    clients = startClients();
-    const connectS = await connectSubscribers(clients, setup);
-    const measured = await measure(setup, clients);
-    const collected = await collect(clients);
-    const book = await readBook(setup.api, setup.key);
-    await stopClients(clients);
+    return { label: 'the order server', server, setup, clients: [], connectS: 0, measured: null, bookAfter: () => readBook(setup.api!, setup.key) };
+  } catch (error) {
     await stopProcess(server.process);
-    if (server.process.exitCode !== 0) throw new Error(`the order server exited with ${server.process.exitCode}:\n${server.output.join('')}`);
-    const figures = figuresOf(measured, collected, book, connectS);
-    printReport(figures);
-    if (values.profile) printProfile(profileDir, measured);
-    const p99Ms = figures.delivery.quantileUs(0.99) / 1000;
-    const met = p99Ms <= latencyTargetMs && figures.disconnects === 0 && measured.load.unanswered === 0;
-    log(`target: delivery p99 <= ${latencyTargetMs} ms with ${fmtInt(subscribers)} subscribers: ${p99Ms.toFixed(2)} ms - ${met ? 'met' : 'NOT met'}`);
-    log(`total bench time ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    if (values.json) console.log(jsonLine(figures));
-    const problems = problemsOf(figures);
-    for (const problem of problems) console.error(`FAILED: ${problem}`);
-    if (problems.length > 0) process.exitCode = 1;
-  } finally {
-    await stopClients(clients);
-    await stopProcess(server.process);
+    throw error;
   }
+}
+
+/**
+ * Both servers stay up with their subscribers connected; the order load goes to one at a time, in turns
+ * (baseline first), each server's first turn preceded by the warm-up. Taking the windows in turns, rather
+ * than one server after the other, lets the machine's other work fall on both alike.
+ */
+async function measureInTurns(targets: readonly Target[]): Promise<void> {
+  const windowS = durationS / rounds;
+  for (let round = 0; round < rounds; round++) {
+    for (const target of targets) {
+      if (round > 0 || target !== targets[0]) await new Promise((done) => setTimeout(done, turnGapMs));
+      target.measured = mergeMeasured(target.measured, await measure(target.setup, target.clients, round === 0 ? warmupS : 0, windowS));
+    }
+  }
+}
+
+async function run(tmp: string): Promise<void> {
+  const started = performance.now();
+  log(
+    `node ${process.version}, ${os.cpus().length} cpus, load average ${os.loadavg()[0]!.toFixed(2)} at start; ${fmtInt(subscribers)} subscribers ` +
+      `in ${processes} client processes per server, orders at ${fmtInt(ratePerS)}/s for ${durationS} s (warm-up ${warmupS} s), journal ${journalSync}` +
+      (values['no-bare'] ? '; no baseline' : `; the bare uWS baseline and the platform in turns, ${rounds} windows of ${(durationS / rounds).toFixed(1)} s each`),
+  );
+  const profileDir = join(tmp, 'profile');
+  const targets: Target[] = [];
+  let bareFigures: Figures | null = null;
+  let figures: Figures;
+  try {
+    if (!values['no-bare']) targets.push(await startBare());
+    targets.push(await startPlatform(profileDir, join(tmp, 'data')));
+    for (const target of targets) await connectTarget(target);
+    await measureInTurns(targets);
+    const platform = targets[targets.length - 1]!;
+    if (targets.length > 1) bareFigures = await finishTarget(targets[0]!);
+    figures = await finishTarget(platform);
+  } finally {
+    for (const target of targets) {
+      await stopClients(target.clients);
+      await stopProcess(target.server.process);
+    }
+  }
+  const bare = bareFigures;
+  if (bare !== null) {
+    log('== baseline: bare uWS publish loop (bench/ws/bare-server.ts) ==');
+    printReport(bare);
+    log('== the platform (dist/shell/server.mjs) ==');
+  }
+  printReport(figures);
+  if (values.profile) printProfile(profileDir, figures.measured);
+  const p99Ms = figures.delivery.quantileUs(0.99) / 1000;
+  const met = p99Ms <= latencyTargetMs && figures.disconnects === 0 && figures.measured.load.unanswered === 0;
+  log(`target: delivery p99 <= ${latencyTargetMs} ms with ${fmtInt(subscribers)} subscribers: ${p99Ms.toFixed(2)} ms - ${met ? 'met' : 'NOT met'}`);
+  if (bare !== null) {
+    const ratios = printComparison(figures, bare);
+    const verdict = (ratio: number): string => (ratio <= bareRatioGoal ? 'met' : 'NOT met');
+    log(
+      `target: platform/bare <= ${bareRatioGoal}: delivery p99 ${ratios.p99.toFixed(2)} - ${verdict(ratios.p99)}; ` +
+        `server CPU per delivered message ${ratios.cpu.toFixed(2)} - ${verdict(ratios.cpu)}`,
+    );
+  }
+  log(`total bench time ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  if (values.json) console.log(jsonLine(figures, bare));
+  const problems = [...(bare === null ? [] : problemsOf(bare).map((problem) => `bare server: ${problem}`)), ...problemsOf(figures)];
+  for (const problem of problems) console.error(`FAILED: ${problem}`);
+  if (problems.length > 0) process.exitCode = 1;
 }
 
 buildServer();

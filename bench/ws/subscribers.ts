@@ -25,6 +25,7 @@ export type ClientKind = 'raw' | 'ws';
 
 export type ParentMessage =
   | { type: 'connect'; client: ClientKind; url: string; count: number; concurrency: number; expectedSnapshot: string }
+  /** A timed window (wall-clock ms); a run may have several, each announced before it starts. */
   | { type: 'window'; fromWallMs: number; toWallMs: number }
   /** Send times (monotonic µs) of the orders that made these trades. */
   | { type: 'sends'; tradeIds: number[]; sendUs: number[] }
@@ -63,6 +64,9 @@ export interface Report {
   /** Messages whose timestamp lies in the window, by topic, over all subscribers of this process. */
   windowBookMessages: number;
   windowTradeMessages: number;
+  /** Payload bytes of those messages (frame headers not included). */
+  windowBookBytes: number;
+  windowTradeBytes: number;
   delivery: HistogramData;
   deliveryBook: HistogramData;
   deliveryTrades: HistogramData;
@@ -71,6 +75,8 @@ export interface Report {
   spreadSeqs: number[];
   spreadFirstUs: number[];
   spreadLastUs: number[];
+  /** The same deltas: first receive in this process minus the delta's timestamp (µs). */
+  spreadFirstLatencyUs: number[];
   /** Trade messages of window orders whose send time never arrived (should be 0). */
   tradesUnmatched: number;
   /** Messages received before the wall clock said the command was sequenced (clock trouble; should be 0). */
@@ -114,8 +120,9 @@ const readyFlag = 32;
 let flags = new Uint8Array(0);
 
 let offsetUs = wallMinusMonotonicUs();
-let windowFromMs = Number.POSITIVE_INFINITY;
-let windowToMs = Number.NEGATIVE_INFINITY;
+/** The timed windows so far, as [from, to) in wall-clock ms. */
+const windowsFromMs: number[] = [];
+const windowsToMs: number[] = [];
 let closing = false;
 
 const delivery = new Histogram();
@@ -124,6 +131,8 @@ const deliveryTrades = new Histogram();
 const tradeFromSend = new Histogram();
 let windowBookMessages = 0;
 let windowTradeMessages = 0;
+let windowBookBytes = 0;
+let windowTradeBytes = 0;
 let negativeLatencies = 0;
 let gapEvents = 0;
 let missingMessages = 0;
@@ -139,7 +148,7 @@ let snapshotSeqMax = Number.NEGATIVE_INFINITY;
 let expectedSnapshot = '';
 
 /** First and last receive time (monotonic µs) of each orderbook delta of the window, by seq. */
-const spreadBySeq = new Map<number, [number, number]>();
+const spreadBySeq = new Map<number, [number, number, number]>();
 
 /** Send times by trade id, and receipts that came before their send time did (trade id, receive time). */
 const sendUsByTrade = new Map<number, number>();
@@ -197,9 +206,14 @@ function onMessage(index: number, data: Buffer, receivedUs: number): void {
   onControl(index, JSON.parse(data.toString('utf8')) as Record<string, unknown>);
 }
 
-/** Records the delivery latency of a message sequenced at `tsMs`; false when outside the window. */
+function inWindow(tsMs: number): boolean {
+  for (let index = 0; index < windowsFromMs.length; index++) if (tsMs >= windowsFromMs[index]! && tsMs < windowsToMs[index]!) return true;
+  return false;
+}
+
+/** Records the delivery latency of a message sequenced at `tsMs`; false when outside every window. */
 function timeDelivery(tsMs: number, receivedUs: number, topic: Histogram): boolean {
-  if (tsMs < windowFromMs || tsMs >= windowToMs) return false;
+  if (!inWindow(tsMs)) return false;
   const latencyUs = receivedUs + offsetUs - tsMs * 1000;
   if (latencyUs < 0) negativeLatencies++;
   delivery.record(latencyUs);
@@ -227,10 +241,12 @@ function onDelta(index: number, data: Buffer, receivedUs: number): void {
   const seq = digitsAt(data, seqAt + seqKey.length);
   if ((flags[index]! & snapshotSeen) === 0) throw new Error('an orderbook delta came before the snapshot');
   orderbookSeq[index] = checkSeq(index, orderbookSeq[index]!, seq);
-  if (!timeDelivery(isoMsAt(data, tsAt + timestampKey.length), receivedUs, deliveryBook)) return;
+  const tsMs = isoMsAt(data, tsAt + timestampKey.length);
+  if (!timeDelivery(tsMs, receivedUs, deliveryBook)) return;
   windowBookMessages++;
+  windowBookBytes += data.length;
   const spread = spreadBySeq.get(seq);
-  if (spread === undefined) spreadBySeq.set(seq, [receivedUs, receivedUs]);
+  if (spread === undefined) spreadBySeq.set(seq, [receivedUs, receivedUs, tsMs]);
   else if (receivedUs < spread[0]) spread[0] = receivedUs;
   else if (receivedUs > spread[1]) spread[1] = receivedUs;
 }
@@ -244,6 +260,7 @@ function onTrade(index: number, data: Buffer, receivedUs: number): void {
   tradesSeq[index] = checkSeq(index, tradesSeq[index]!, seq);
   if (!timeDelivery(isoMsAt(data, tsAt + timestampKey.length), receivedUs, deliveryTrades)) return;
   windowTradeMessages++;
+  windowTradeBytes += data.length;
   const tradeId = digitsAt(data, idAt + tradeIdKey.length);
   const sentUs = sendUsByTrade.get(tradeId);
   if (sentUs !== undefined) {
@@ -433,6 +450,8 @@ function report(): void {
     type: 'report',
     windowBookMessages,
     windowTradeMessages,
+    windowBookBytes,
+    windowTradeBytes,
     delivery: delivery.data(),
     deliveryBook: deliveryBook.data(),
     deliveryTrades: deliveryTrades.data(),
@@ -440,6 +459,7 @@ function report(): void {
     spreadSeqs: [...spreadBySeq.keys()],
     spreadFirstUs: [...spreadBySeq.values()].map((spread) => spread[0]),
     spreadLastUs: [...spreadBySeq.values()].map((spread) => spread[1]),
+    spreadFirstLatencyUs: [...spreadBySeq.values()].map((spread) => spread[0] + offsetUs - spread[2] * 1000),
     tradesUnmatched: pendingTradeIds.length,
     negativeLatencies,
     gapEvents,
@@ -464,10 +484,12 @@ process.on('message', (message: ParentMessage) => {
     case 'window':
       // Taken again just before timing starts: the offset then has the least time to drift.
       offsetUs = wallMinusMonotonicUs();
-      windowFromMs = message.fromWallMs;
-      windowToMs = message.toWallMs;
-      loopDelay.reset();
-      loopDelay.enable();
+      windowsFromMs.push(message.fromWallMs);
+      windowsToMs.push(message.toWallMs);
+      if (windowsFromMs.length === 1) {
+        loopDelay.reset();
+        loopDelay.enable();
+      }
       break;
     case 'sends':
       for (let index = 0; index < message.tradeIds.length; index++) sendUsByTrade.set(message.tradeIds[index]!, message.sendUs[index]!);
