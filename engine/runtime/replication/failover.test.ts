@@ -13,17 +13,23 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { Engine } from '../../core/engine.ts';
-import { Prng } from '../../core/sim/generator.ts';
 import { Result } from '../../core/results.ts';
 import { stateHash } from '../../core/state-hash.ts';
-import { FrameDecoder, FrameStatus } from '../../journal/codec.ts';
+import { FrameDecoder, FrameStatus, segmentHeaderBytes } from '../../journal/codec.ts';
+import { readJournal } from '../../journal/reader.ts';
+import { listSegments } from '../../journal/segments.ts';
+import { noSlot } from '../../core/order-store.ts';
+import { CommandGenerator, Prng } from '../../core/sim/generator.ts';
+import { domainGenerators } from '../../domains/index.ts';
+import { DurableEngine } from '../durable-engine.ts';
+import { reconcileJournal } from './reconcile.ts';
 import { crc32 } from '../../journal/crc32.ts';
 import { useRulesOf } from '../../journal/rules.ts';
 import { platformDomains } from '../../domains/index.ts';
@@ -49,6 +55,98 @@ async function freePort(): Promise<number> {
     });
   });
 }
+
+/** A nats-server with JetStream of the test's own, on a free loopback port, storing under `root`. */
+async function startNats(root: string): Promise<{ natsUrl: string; nats: ChildProcess }> {
+  const port = await freePort();
+  const nats = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', join(root, 'nats')], { stdio: 'ignore' });
+  return { natsUrl: `nats://127.0.0.1:${port}`, nats };
+}
+
+/** The journal stream, once the server answers. */
+async function openStream(natsUrl: string): Promise<JournalStream> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      return await JournalStream.open({ ...replicationDefaults, natsUrl, nodeId: 'test', advertiseUrl: '', leaseTtlMs, leaseRenewMs: 500 });
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** The frames of a journal directory written by a durable engine, in seq order. */
+function journalFrames(dataDir: string): Uint8Array[] {
+  const frames: Uint8Array[] = [];
+  for (const segment of listSegments(join(dataDir, 'journal'))) {
+    const bytes = readFileSync(segment.path);
+    const decoder = new FrameDecoder(bytes, segmentHeaderBytes);
+    let start = decoder.offset;
+    while (decoder.next() !== null) {
+      frames.push(bytes.subarray(start, decoder.offset));
+      start = decoder.offset;
+    }
+  }
+  return frames;
+}
+
+/** Runs generated commands through a durable engine until `count` are journaled. */
+async function writeJournal(dataDir: string, seed: number, count: number): Promise<void> {
+  const markets = loadMarkets();
+  let commandTs = 0;
+  const durable = DurableEngine.open({ dataDir, engine: { markets, domains: platformDomains }, clock: () => commandTs, snapshotEveryCommands: 1_000_000 });
+  const engine = durable.engine;
+  const generator = new CommandGenerator({ seed, markets, domains: domainGenerators(), oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
+  const queue = generator.fundingCommands();
+  while (durable.sequencer.lastSeq < count) {
+    const command = queue.length > 0 ? queue.shift()! : generator.next();
+    commandTs = command.ts;
+    await durable.submit(command);
+  }
+  await durable.close();
+}
+
+test('reconcile: a journal with frames the stream does not hold is cut back to the stream', async (t) => {
+  if (!natsServerPresent()) {
+    t.diagnostic(natsMissingMessage);
+    assert.notEqual(process.env['REQUIRE_NATS'], '1', `${natsMissingMessage} (REQUIRE_NATS=1)`);
+    return;
+  }
+  const root = mkdtempSync(join(tmpdir(), 'reconcile-'));
+  const { natsUrl, nats } = await startNats(root);
+  try {
+    const stream = await openStream(natsUrl);
+    const ours = join(root, 'ours');
+    const theirs = join(root, 'theirs');
+    await writeJournal(ours, 1, 10);
+    await writeJournal(theirs, 2, 9);
+    const local = journalFrames(ours).slice(0, 10);
+    const other = journalFrames(theirs);
+    assert.equal(local.length, 10);
+    // The stream holds our seqs 1..6, then another node's 7..9 (what a new leader appended after us).
+    await stream.publish(Buffer.concat(local.slice(0, 6)), 1, 6, 0);
+    await stream.publish(Buffer.concat(other.slice(6, 9)), 7, 9, 1);
+    // The close wrote a snapshot at seq 10, which the stream does not reach: that cannot be cut back.
+    await assert.rejects(reconcileJournal(ours, stream, () => {}), /snapshot at seq 10 is ahead of the journal stream/);
+    rmSync(join(ours, 'snapshots'), { recursive: true });
+    const events: string[] = [];
+    assert.equal(await reconcileJournal(ours, stream, (event) => events.push(event)), 7);
+    assert.deepEqual(events, ['journal_cut_to_stream']);
+    assert.equal(readJournal(join(ours, 'journal'), () => {}).lastSeq, 6);
+    assert.equal(await reconcileJournal(ours, stream, () => {}), null, 'a journal that is a prefix of the stream is left as it is');
+    // A journal behind the stream is a prefix too: nothing to cut.
+    const behind = join(root, 'behind');
+    await writeJournal(behind, 1, 4);
+    rmSync(join(behind, 'snapshots'), { recursive: true });
+    assert.equal(await reconcileJournal(behind, stream, () => {}), null);
+    assert.equal(readJournal(join(behind, 'journal'), () => {}).lastSeq, 4);
+    await stream.close();
+  } finally {
+    nats.kill('SIGKILL');
+    rmSync(root, { recursive: true, force: true });
+  }
+});
 
 /** A child's stdout as lines, with a way to wait for the first line matching a prefix after a point. */
 class Child {
@@ -101,9 +199,7 @@ test('failover: the standby leads after the leader dies, no acknowledged command
     return;
   }
   const root = mkdtempSync(join(tmpdir(), 'failover-'));
-  const port = await freePort();
-  const natsUrl = `nats://127.0.0.1:${port}`;
-  const nats = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', join(root, 'nats')], { stdio: 'ignore' });
+  const { natsUrl, nats } = await startNats(root);
   const children: Child[] = [];
   const startNode = (name: string, seed: number): Child => {
     const child = new Child(name, spawn(process.execPath, ['--import', 'tsx', childPath, join(root, name), natsUrl, name, String(seed), String(leaseTtlMs)], { stdio: ['pipe', 'pipe', 'ignore'] }));
@@ -122,17 +218,7 @@ test('failover: the standby leads after the leader dies, no acknowledged command
         acked.set(seq, crc);
       }
     };
-    let waitForNats = Date.now() + 10_000;
-    let stream: JournalStream | null = null;
-    while (stream === null) {
-      try {
-        stream = await JournalStream.open({ ...replicationDefaults, natsUrl, nodeId: 'test', advertiseUrl: '', leaseTtlMs, leaseRenewMs: 500 });
-      } catch (error) {
-        if (Date.now() > waitForNats) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
-    waitForNats = 0;
+    const stream = await openStream(natsUrl);
     const random = new Prng(20);
     let seed = 100;
     let leader = startNode('a', seed++);
