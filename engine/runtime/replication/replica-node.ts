@@ -27,6 +27,7 @@ import { Lease, type LeaseHolder } from './lease.ts';
 import { reconcileJournal } from './reconcile.ts';
 import { ReplicatedWriter } from './replicated-writer.ts';
 import type { ReplicationSettings } from './settings.ts';
+import type { SegmentWriter } from '../../journal/segments.ts';
 
 export type ReplicaRole = 'standby' | 'leader' | 'fenced' | 'failed' | 'closed';
 
@@ -38,6 +39,12 @@ export interface ReplicaNodeOptions {
   readonly wallClock?: () => number;
   /** How often a standby looks at the lease (defaults to a fifth of the renewal interval, at most 200 ms). */
   readonly pollMs?: number;
+  /**
+   * When set, a node that takes the lease closes its durable engine (a snapshot at the last replayed seq)
+   * instead of leading through it, and whoever awaited `becameLeader` opens the engine again with
+   * `leaderWriter` as its writer: the server, which wires its read models to the engine it opens.
+   */
+  readonly handOver?: boolean;
   readonly log?: (event: string, fields: Record<string, unknown>) => void;
 }
 
@@ -66,7 +73,7 @@ export class ReplicaNode {
     private readonly options: ReplicaNodeOptions,
     readonly stream: JournalStream,
     readonly durable: DurableEngine,
-    private readonly writer: ReplicatedWriter,
+    private writer: ReplicatedWriter,
   ) {
     const settings = options.settings;
     this.log = options.log ?? (() => {});
@@ -105,6 +112,16 @@ export class ReplicaNode {
     const pollMs = this.options.pollMs ?? Math.min(200, Math.max(20, Math.floor(this.options.settings.leaseRenewMs / 5)));
     this.timer = setInterval(() => void this.tick(), pollMs);
     void this.tick();
+  }
+
+  /** The time of the last command replayed or stamped: a leader's clock never goes behind it. */
+  get lastCommandTs(): number {
+    return this.lastTs;
+  }
+
+  /** The JetStream sequence of the last batch this node applied (standby) or appended (leader). */
+  get streamSeq(): number {
+    return this.role === 'leader' ? Math.max(this.appliedStreamSeq, this.writer.expectedStreamSeq) : this.appliedStreamSeq;
   }
 
   /** Resolves when this node becomes the leader. */
@@ -164,21 +181,54 @@ export class ReplicaNode {
   }
 
   private lastRenewMs = 0;
+  private keeping: Promise<boolean> | null = null;
 
   private async renew(): Promise<void> {
-    const now = performance.now();
-    if (now - this.lastRenewMs < this.options.settings.leaseRenewMs) {
-      if (!this.lease.valid) this.fence(new Error('the leadership lease ran out before it could be renewed'));
-      return;
-    }
+    if (performance.now() - this.lastRenewMs < this.options.settings.leaseRenewMs && this.lease.valid) return;
+    await this.keepLease();
+  }
+
+  /**
+   * Renews the lease; when that is refused because the entry expired while this node was held up (a long
+   * synchronous start, a pause), takes it again if nobody else did and the stream still ends where this
+   * node left it. Anything else fences the node. One attempt at a time.
+   */
+  private keepLease(): Promise<boolean> {
+    this.keeping ??= this.keepLeaseOnce().finally(() => (this.keeping = null));
+    return this.keeping;
+  }
+
+  private async keepLeaseOnce(): Promise<boolean> {
+    if (this.role !== 'leader') return false;
+    const startedAt = performance.now();
     if (await this.lease.renew()) {
-      this.lastRenewMs = now;
-      return;
+      this.lastRenewMs = startedAt;
+      return true;
     }
-    const holder = await this.lease.holder().catch(() => null);
-    if (holder !== null && holder.nodeId !== this.options.settings.nodeId) {
+    let holder: LeaseHolder | null;
+    try {
+      holder = await this.lease.holder();
+    } catch (error) {
+      if (this.lease.valid) return true;
+      this.fence(new Error(`the leadership lease could not be renewed: ${String(error)}`));
+      return false;
+    }
+    if (holder !== null) {
       this.fence(new Error(`the leadership lease is held by ${holder.nodeId}`));
-    } else if (!this.lease.valid) this.fence(new Error('the leadership lease ran out before it could be renewed'));
+      return false;
+    }
+    if (!(await this.lease.acquire())) {
+      this.fence(new Error('the leadership lease ran out and another node took it'));
+      return false;
+    }
+    const tail = await this.stream.tail();
+    if (tail !== this.writer.expectedStreamSeq) {
+      this.fence(new Error(`the leadership lease ran out and the journal stream moved to ${tail} meanwhile`));
+      return false;
+    }
+    this.lastRenewMs = startedAt;
+    this.log('replication_lease_taken_back', { node: this.options.settings.nodeId, stream_seq: tail });
+    return true;
   }
 
   private async tryToLead(): Promise<void> {
@@ -198,11 +248,27 @@ export class ReplicaNode {
     this.follower?.stop();
     this.follower = null;
     this.lastRenewMs = performance.now();
-    this.writer.lead(this.stream, this.lease, this.appliedStreamSeq);
+    if (this.options.handOver === true) {
+      await this.durable.close();
+      this.durableClosed = true;
+    } else this.writer.lead(this.stream, this.lease, this.appliedStreamSeq, () => this.keepLease());
     this.role = 'leader';
     this.leader = { nodeId: this.options.settings.nodeId, url: this.options.settings.advertiseUrl, revision: 0 };
     this.log('replication_leading', { node: this.options.settings.nodeId, seq: this.durable.sequencer.lastSeq, stream_seq: this.appliedStreamSeq });
     this.resolveLeading();
+  }
+
+  private durableClosed = false;
+
+  /**
+   * The writer of the durable engine a handed-over leader opens again: publishing from the stream
+   * sequence this node caught up to. Only once, after `becameLeader`.
+   */
+  leaderWriter(local: SegmentWriter): ReplicatedWriter {
+    if (this.role !== 'leader' || !this.durableClosed) throw new Error('leaderWriter: this node has not taken the lease in hand-over mode');
+    this.writer = new ReplicatedWriter(local, this.options.settings.ack, (error) => this.fence(error));
+    this.writer.lead(this.stream, this.lease, this.appliedStreamSeq, () => this.keepLease());
+    return this.writer;
   }
 
   /** This node may no longer append: commands are refused from now on. */
@@ -220,18 +286,21 @@ export class ReplicaNode {
     this.log(role === 'fenced' ? 'replication_fenced' : 'replication_failed', { node: this.options.settings.nodeId, error: error.message, seq: this.durable.sequencer.durableSeq });
   }
 
-  /** The node's last durable seq and the engine's state hash (the standby's and the leader's must agree at equal seqs). */
+  /** The last seq the engine applied and its state hash there (a standby's equals the leader's at the same seq). */
   status(): { role: ReplicaRole; seq: number; stateHash: string; streamSeq: number; leader: LeaseHolder | null } {
-    return { role: this.role, seq: this.durable.sequencer.durableSeq, stateHash: stateHash(this.durable.engine), streamSeq: this.appliedStreamSeq, leader: this.leader };
+    return { role: this.role, seq: this.durable.sequencer.lastSeq, stateHash: stateHash(this.durable.engine), streamSeq: this.streamSeq, leader: this.leader };
   }
 
-  /** Stops following and leading; a leader's last batches are made durable first and its lease given up. */
+  /**
+   * Stops following and leading; a leader's last batches are made durable first and its lease given up.
+   * A handed-over leader's engine is closed by whoever opened it, before this.
+   */
   async close(): Promise<void> {
     const wasLeader = this.role === 'leader';
     if (this.timer !== null) clearInterval(this.timer);
     this.follower?.stop();
     try {
-      await this.durable.close();
+      if (!this.durableClosed) await this.durable.close();
       await this.writer.settle();
     } finally {
       this.role = 'closed';

@@ -21,7 +21,7 @@ import type { Lease } from './lease.ts';
 const messageSlackBytes = 4096;
 
 export class ReplicatedWriter implements JournalWriter {
-  private leading: { readonly stream: JournalStream; readonly lease: Lease } | null = null;
+  private leading: { readonly stream: JournalStream; readonly lease: Lease; readonly keepLease: () => Promise<boolean> } | null = null;
   /** The stream sequence of this node's last appended message: the tail its next publish expects. */
   expectedStreamSeq = 0;
   private failure: Error | null = null;
@@ -34,9 +34,13 @@ export class ReplicatedWriter implements JournalWriter {
     private readonly onFailure: (error: Error) => void,
   ) {}
 
-  /** From now on batches are published too, the first one expecting the stream to end at `streamSeq`. */
-  lead(stream: JournalStream, lease: Lease, streamSeq: number): void {
-    this.leading = { stream, lease };
+  /**
+   * From now on batches are published too, the first one expecting the stream to end at `streamSeq`.
+   * `keepLease` is asked when a batch finds the lease run out by this node's clock (the event loop was
+   * held up past the renewal): it renews or takes the lease back when nobody else took it, or says no.
+   */
+  lead(stream: JournalStream, lease: Lease, streamSeq: number, keepLease: () => Promise<boolean>): void {
+    this.leading = { stream, lease, keepLease };
     this.expectedStreamSeq = streamSeq;
   }
 
@@ -55,14 +59,25 @@ export class ReplicatedWriter implements JournalWriter {
     if (this.failure !== null) return done(this.failure);
     const leading = this.leading;
     if (leading === null) return this.local.append(bytes, firstSeq, done);
-    if (!leading.lease.valid) {
-      this.fail(new FencedError('the leadership lease is no longer held'));
-      return done(this.failure);
-    }
+    if (leading.lease.valid) return this.appendLeading(leading.stream, bytes, firstSeq, done);
+    leading.keepLease().then(
+      (kept) => {
+        if (kept && this.failure === null) return this.appendLeading(leading.stream, bytes, firstSeq, done);
+        this.fail(new FencedError('the leadership lease is no longer held'));
+        done(this.failure);
+      },
+      (error: unknown) => {
+        this.fail(error as Error);
+        done(this.failure);
+      },
+    );
+  }
+
+  private appendLeading(stream: JournalStream, bytes: Uint8Array, firstSeq: number, done: (error: Error | null) => void): void {
     if (this.ack === 'local') {
       // The sequencer reuses the bytes once answered: the publish behind it needs its own copy.
       const copy = Uint8Array.from(bytes);
-      this.behind = this.behind.then(() => (this.failure === null ? this.publish(leading.stream, copy, firstSeq) : undefined)).catch((error: unknown) => this.fail(error as Error));
+      this.behind = this.behind.then(() => (this.failure === null ? this.publish(stream, copy, firstSeq) : undefined)).catch((error: unknown) => this.fail(error as Error));
       return this.local.append(bytes, firstSeq, done);
     }
     let pending = 2;
@@ -72,7 +87,7 @@ export class ReplicatedWriter implements JournalWriter {
       if (--pending === 0) done(firstError);
     };
     this.local.append(bytes, firstSeq, finish);
-    this.publish(leading.stream, bytes, firstSeq).then(
+    this.publish(stream, bytes, firstSeq).then(
       () => finish(null),
       (error: unknown) => {
         this.fail(error as Error);
