@@ -49,10 +49,13 @@ export async function startStandbyServer(host: string, port: number, node: Repli
   const socket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
     app.listen(host, port, (listen) => (listen === false ? reject(new Error(`cannot listen on ${host}:${port}`)) : resolve(listen)));
   });
+  let open = true;
   return {
     port: uWS.us_socket_local_port(socket as unknown as uWS.us_socket),
     close: () => {
-      uWS.us_listen_socket_close(socket);
+      // Once: the node closes it when it starts leading, and again when it stops.
+      if (open) uWS.us_listen_socket_close(socket);
+      open = false;
     },
   };
 }
