@@ -13,7 +13,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +30,7 @@ import { CommandGenerator, Prng } from '../../core/sim/generator.ts';
 import { domainGenerators } from '../../domains/index.ts';
 import { DurableEngine } from '../durable-engine.ts';
 import { reconcileJournal } from './reconcile.ts';
+import { ReplicaNode } from './replica-node.ts';
 import { crc32 } from '../../journal/crc32.ts';
 import { useRulesOf } from '../../journal/rules.ts';
 import { platformDomains } from '../../domains/index.ts';
@@ -57,9 +58,16 @@ async function freePort(): Promise<number> {
 }
 
 /** A nats-server with JetStream of the test's own, on a free loopback port, storing under `root`. */
-async function startNats(root: string): Promise<{ natsUrl: string; nats: ChildProcess }> {
+async function startNats(root: string, maxPayloadBytes?: number): Promise<{ natsUrl: string; nats: ChildProcess }> {
   const port = await freePort();
-  const nats = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', join(root, 'nats')], { stdio: 'ignore' });
+  const args = ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', join(root, 'nats')];
+  if (maxPayloadBytes !== undefined) {
+    // The command line has no flag for the message size limit: a configuration file sets it.
+    const path = join(root, 'nats.conf');
+    writeFileSync(path, `max_payload: ${maxPayloadBytes}\n`);
+    args.push('-c', path);
+  }
+  const nats = spawn('nats-server', args, { stdio: 'ignore' });
   return { natsUrl: `nats://127.0.0.1:${port}`, nats };
 }
 
@@ -191,6 +199,55 @@ class Child {
     this.process.stdin!.write(line + '\n');
   }
 }
+
+test('a leader acknowledging on the local write (REPLICATION_ACK=local) publishes every batch behind it, and splits batches over the message limit', async (t) => {
+  if (!natsServerPresent()) {
+    t.diagnostic(natsMissingMessage);
+    assert.notEqual(process.env['REQUIRE_NATS'], '1', `${natsMissingMessage} (REQUIRE_NATS=1)`);
+    return;
+  }
+  const root = mkdtempSync(join(tmpdir(), 'local-ack-'));
+  const maxPayload = 16 * 1024;
+  const { natsUrl, nats } = await startNats(root, maxPayload);
+  try {
+    const stream = await openStream(natsUrl);
+    const markets = loadMarkets();
+    const node = await ReplicaNode.open({
+      settings: { ...replicationDefaults, natsUrl, nodeId: 'solo', advertiseUrl: '', leaseTtlMs, leaseRenewMs: 500, ack: 'local' },
+      durable: { dataDir: join(root, 'solo'), engine: { markets, domains: platformDomains } },
+    });
+    await node.start();
+    await node.becameLeader;
+    const engine = node.durable.engine;
+    const generator = new CommandGenerator({ seed: 5, markets, domains: domainGenerators(), startTs: Date.now(), oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
+    // Submitted in one turn of the event loop: one batch of far more than 16 KiB.
+    const submissions = [...generator.fundingCommands(), ...Array.from({ length: 1500 }, () => generator.next())].map((command) => node.durable.submit(command));
+    await Promise.all(submissions);
+    const leaderStatus = node.status();
+    await node.close();
+    const replay = new Engine({ markets, domains: platformDomains });
+    const tail = await stream.tail();
+    let lastSeq = 0;
+    for (let streamSeq = 1; streamSeq <= tail; streamSeq++) {
+      const batch = (await stream.batchAt(streamSeq))!;
+      assert.ok(batch.frames.length <= maxPayload, `message ${streamSeq} holds ${batch.frames.length} bytes`);
+      assert.equal(batch.firstSeq, lastSeq + 1);
+      const decoder: FrameDecoder = new FrameDecoder(batch.frames, 0);
+      for (let command = decoder.next(); command !== null; command = decoder.next()) {
+        assert.equal(replay.apply(command), Result.ok);
+        lastSeq = command.seq;
+      }
+      assert.equal(lastSeq, batch.lastSeq);
+    }
+    assert.equal(lastSeq, leaderStatus.seq, 'every acknowledged batch reached the stream');
+    assert.ok(tail > 2, `the big batch went as several messages (${tail} in all)`);
+    assert.equal(stateHash(replay), leaderStatus.stateHash);
+    await stream.close();
+  } finally {
+    nats.kill('SIGKILL');
+    rmSync(root, { recursive: true, force: true });
+  }
+});
 
 test('failover: the standby leads after the leader dies, no acknowledged command is lost, hashes match the stream, a deposed leader is fenced', { timeout: 120_000 }, async (t) => {
   if (!natsServerPresent()) {
