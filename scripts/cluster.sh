@@ -3,7 +3,7 @@
 # on loopback, a leader and a standby, each with its own data directory under CLUSTER_DIR. Ctrl-C stops all
 # three (the servers shut down cleanly; the leader gives its lease up).
 #
-#   npm run cluster                  (CLUSTER_DIR=./data-cluster NATS_PORT=4222 LEADER_PORT=8080 STANDBY_PORT=8081)
+#   npm run cluster                  (CLUSTER_DIR=./data/cluster NATS_PORT=4222 LEADER_PORT=8080 STANDBY_PORT=8081)
 #
 # Every other setting (ADMIN_API_KEY, REPLICATION_LEASE_TTL_MS, ...) is passed on from the environment.
 set -euo pipefail
@@ -12,7 +12,7 @@ if ! command -v nats-server >/dev/null 2>&1; then
   echo "nats-server missing: apt-get install -y nats-server" >&2
   exit 1
 fi
-CLUSTER_DIR=${CLUSTER_DIR:-./data-cluster}
+CLUSTER_DIR=${CLUSTER_DIR:-./data/cluster}
 NATS_PORT=${NATS_PORT:-4222}
 LEADER_PORT=${LEADER_PORT:-8080}
 STANDBY_PORT=${STANDBY_PORT:-8081}

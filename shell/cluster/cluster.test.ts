@@ -7,18 +7,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config.ts';
 import { replicationSettings } from './settings.ts';
 import type { LeaderBody } from './routes.ts';
+import { freeLoopbackPort, natsMissingMessage, natsServerPresent, startLocalNats } from '../../engine/runtime/replication/local-nats.ts';
 
 const serverPath = fileURLToPath(new URL('../server.ts', import.meta.url));
-const natsMissingMessage = 'nats-server missing: apt-get install -y nats-server';
 
 test('replication settings: off unless REPLICATION=jetstream, defaults, refusals', () => {
   assert.equal(replicationSettings(loadConfig({})), null);
@@ -37,17 +36,6 @@ test('replication settings: off unless REPLICATION=jetstream, defaults, refusals
   assert.throws(() => replicationSettings(loadConfig({ REPLICATION: 'jetstream', REPLICATION_LEASE_TTL_MS: '1000', REPLICATION_LEASE_RENEW_MS: '600' })), /at most half/);
   assert.throws(() => replicationSettings(loadConfig({ REPLICATION: 'jetstream', REPLICATION_STREAM: 'a.b' })), /REPLICATION_STREAM/);
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 async function leaderOf(port: number): Promise<LeaderBody | null> {
   try {
@@ -71,21 +59,20 @@ async function waitForLeader(port: number, process: ChildProcess, done: (body: L
 }
 
 test('replicated server: the standby redirects to the leader, takes over when it is killed, and the old node stands by', { timeout: 180_000 }, async (t) => {
-  if (spawnSync('nats-server', ['--version'], { stdio: 'ignore' }).status !== 0) {
+  if (!natsServerPresent()) {
     t.diagnostic(natsMissingMessage);
     assert.notEqual(process.env['REQUIRE_NATS'], '1', `${natsMissingMessage} (REQUIRE_NATS=1)`);
     return;
   }
   const root = mkdtempSync(join(tmpdir(), 'cluster-'));
-  const natsPort = await freePort();
-  const nats = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(natsPort), '-sd', join(root, 'nats')], { stdio: 'ignore' });
-  const ports = { a: await freePort(), b: await freePort() };
+  const nats = await startLocalNats(root);
+  const ports = { a: await freeLoopbackPort(), b: await freeLoopbackPort() };
   const processes: ChildProcess[] = [];
   const startNode = (name: 'a' | 'b', standby: boolean): ChildProcess => {
     const env = {
       ...process.env,
       REPLICATION: 'jetstream',
-      NATS_URL: `nats://127.0.0.1:${natsPort}`,
+      NATS_URL: nats.url,
       REPLICATION_NODE_ID: name,
       PORT: String(ports[name]),
       DATA_DIR: join(root, name),
@@ -97,20 +84,6 @@ test('replicated server: the standby redirects to the leader, takes over when it
     return child;
   };
   try {
-    // NATS first: a node does not wait for it.
-    for (let tries = 0; ; tries++) {
-      const up = await new Promise<boolean>((resolve) => {
-        const socket = connect(natsPort, '127.0.0.1');
-        socket.once('connect', () => {
-          socket.destroy();
-          resolve(true);
-        });
-        socket.once('error', () => resolve(false));
-      });
-      if (up) break;
-      if (tries > 100) throw new Error('nats-server did not start');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
     const a = startNode('a', false);
     const aLeads = await waitForLeader(ports.a, a, (body) => body.role === 'leader');
     assert.equal(aLeads.replication, 'jetstream');
@@ -132,12 +105,14 @@ test('replicated server: the standby redirects to the leader, takes over when it
     const lastSeen = (await leaderOf(ports.a))!.seq;
     const killedAt = performance.now();
     a.kill('SIGKILL');
-    const bLeads = await waitForLeader(ports.b, b, (leader) => leader.role === 'leader');
+    // The server's own answer (no state hash), not the standby's: b serves as the leader.
+    const bLeads = await waitForLeader(ports.b, b, (leader) => leader.role === 'leader' && leader.state_hash === null);
     const tookMs = Math.round(performance.now() - killedAt);
     assert.ok(bLeads.seq >= lastSeen, `the new leader is at seq ${bLeads.seq}, before ${lastSeen} which the old one had made durable`);
     assert.deepEqual(bLeads.leader, { node: 'b', url: `http://127.0.0.1:${ports.b}` });
     // It takes commands: the oracle's ticks move its seq on.
     await waitForLeader(ports.b, b, (leader) => leader.seq > bLeads.seq);
+    for (let index = 0; index < 5; index++) assert.equal((await leaderOf(ports.b))?.state_hash, null, 'no answer comes from the closed standby listener any more');
 
     const aAgain = startNode('a', true);
     const aStands = await waitForLeader(ports.a, aAgain, (leader) => leader.role === 'standby' && leader.seq >= bLeads.seq);
@@ -145,7 +120,7 @@ test('replicated server: the standby redirects to the leader, takes over when it
     t.diagnostic(`the standby served as leader ${tookMs} ms after the leader was killed (lease TTL 3000 ms, then the server's start)`);
   } finally {
     for (const child of processes) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    nats.kill('SIGKILL');
+    nats.stop();
     rmSync(root, { recursive: true, force: true });
   }
 });

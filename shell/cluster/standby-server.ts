@@ -33,7 +33,9 @@ export async function startStandbyServer(host: string, port: number, node: Repli
       res.writeStatus(status);
       res.writeHeader('Content-Type', 'application/json');
       for (const [name, value] of Object.entries(headers)) res.writeHeader(name, value);
-      res.end(JSON.stringify(body));
+      // Each answer closes its connection: a kept-alive connection would outlive the listening socket
+      // once this node leads, and keep reaching these answers instead of the server's.
+      res.end(JSON.stringify(body), true);
     });
   };
   const app = uWS.App();

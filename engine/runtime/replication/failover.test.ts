@@ -12,9 +12,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +30,7 @@ import { domainGenerators } from '../../domains/index.ts';
 import { DurableEngine } from '../durable-engine.ts';
 import { reconcileJournal } from './reconcile.ts';
 import { ReplicaNode } from './replica-node.ts';
+import { natsMissingMessage, natsServerPresent, startLocalNats } from './local-nats.ts';
 import { crc32 } from '../../journal/crc32.ts';
 import { useRulesOf } from '../../journal/rules.ts';
 import { platformDomains } from '../../domains/index.ts';
@@ -38,38 +38,8 @@ import { loadMarkets } from '../markets.ts';
 import { FencedError, JournalStream } from './journal-stream.ts';
 import { replicationDefaults } from './settings.ts';
 
-export const natsMissingMessage = 'nats-server missing: apt-get install -y nats-server';
 const childPath = fileURLToPath(new URL('./replica-child.ts', import.meta.url));
 const leaseTtlMs = 1500;
-
-function natsServerPresent(): boolean {
-  return spawnSync('nats-server', ['--version'], { stdio: 'ignore' }).status === 0;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-/** A nats-server with JetStream of the test's own, on a free loopback port, storing under `root`. */
-async function startNats(root: string, maxPayloadBytes?: number): Promise<{ natsUrl: string; nats: ChildProcess }> {
-  const port = await freePort();
-  const args = ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', join(root, 'nats')];
-  if (maxPayloadBytes !== undefined) {
-    // The command line has no flag for the message size limit: a configuration file sets it.
-    const path = join(root, 'nats.conf');
-    writeFileSync(path, `max_payload: ${maxPayloadBytes}\n`);
-    args.push('-c', path);
-  }
-  const nats = spawn('nats-server', args, { stdio: 'ignore' });
-  return { natsUrl: `nats://127.0.0.1:${port}`, nats };
-}
 
 /** The journal stream, once the server answers. */
 async function openStream(natsUrl: string): Promise<JournalStream> {
@@ -122,7 +92,8 @@ test('reconcile: a journal with frames the stream does not hold is cut back to t
     return;
   }
   const root = mkdtempSync(join(tmpdir(), 'reconcile-'));
-  const { natsUrl, nats } = await startNats(root);
+  const nats = await startLocalNats(root);
+  const natsUrl = nats.url;
   try {
     const stream = await openStream(natsUrl);
     const ours = join(root, 'ours');
@@ -151,7 +122,7 @@ test('reconcile: a journal with frames the stream does not hold is cut back to t
     assert.equal(readJournal(join(behind, 'journal'), () => {}).lastSeq, 4);
     await stream.close();
   } finally {
-    nats.kill('SIGKILL');
+    nats.stop();
     rmSync(root, { recursive: true, force: true });
   }
 });
@@ -208,7 +179,8 @@ test('a leader acknowledging on the local write (REPLICATION_ACK=local) publishe
   }
   const root = mkdtempSync(join(tmpdir(), 'local-ack-'));
   const maxPayload = 16 * 1024;
-  const { natsUrl, nats } = await startNats(root, maxPayload);
+  const nats = await startLocalNats(root, maxPayload);
+  const natsUrl = nats.url;
   try {
     const stream = await openStream(natsUrl);
     const markets = loadMarkets();
@@ -244,7 +216,7 @@ test('a leader acknowledging on the local write (REPLICATION_ACK=local) publishe
     assert.equal(stateHash(replay), leaderStatus.stateHash);
     await stream.close();
   } finally {
-    nats.kill('SIGKILL');
+    nats.stop();
     rmSync(root, { recursive: true, force: true });
   }
 });
@@ -256,7 +228,8 @@ test('failover: the standby leads after the leader dies, no acknowledged command
     return;
   }
   const root = mkdtempSync(join(tmpdir(), 'failover-'));
-  const { natsUrl, nats } = await startNats(root);
+  const nats = await startLocalNats(root);
+  const natsUrl = nats.url;
   const children: Child[] = [];
   const startNode = (name: string, seed: number): Child => {
     const child = new Child(name, spawn(process.execPath, ['--import', 'tsx', childPath, join(root, name), natsUrl, name, String(seed), String(leaseTtlMs)], { stdio: ['pipe', 'pipe', 'ignore'] }));
@@ -368,7 +341,7 @@ test('failover: the standby leads after the leader dies, no acknowledged command
     await stream.close();
   } finally {
     for (const child of children) if (!child.exited) child.process.kill('SIGKILL');
-    nats.kill('SIGKILL');
+    nats.stop();
     rmSync(root, { recursive: true, force: true });
   }
 });
