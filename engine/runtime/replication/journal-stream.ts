@@ -172,9 +172,14 @@ export class JournalStream {
       if (stopped) return;
       const messages = await consumer.consume({ max_messages: 64 });
       stopIterator = () => void messages.stop();
-      for await (const message of messages) {
-        await onBatch(batchOf(message.seq, message.headers, message.data));
-        if (stopped) break;
+      try {
+        for await (const message of messages) {
+          await onBatch(batchOf(message.seq, message.headers, message.data));
+          if (stopped) break;
+        }
+      } finally {
+        // A batch that could not be applied ends the following too: nothing more is fetched.
+        void messages.stop();
       }
     })();
     return {

@@ -69,6 +69,11 @@ export class Lease {
     return true;
   }
 
+  /** The revision of this node's last write of the lease (0 when it holds none). */
+  get heldRevision(): number {
+    return this.revision;
+  }
+
   /** Whether this node may still write as the leader (by its own clock). */
   get valid(): boolean {
     return this.revision !== 0 && performance.now() < this.validUntilMs;

@@ -213,8 +213,13 @@ export class ReplicaNode {
       this.fence(new Error(`the leadership lease could not be renewed: ${String(error)}`));
       return false;
     }
+    if (holder !== null && holder.nodeId === this.options.settings.nodeId && holder.revision === this.lease.heldRevision) {
+      // The entry is still this node's own write: the renewal failed on the way (a timeout), not on the
+      // revision. Keep leading while the lease lasts; the next tick tries again.
+      return this.lease.valid;
+    }
     if (holder !== null) {
-      this.fence(new Error(`the leadership lease is held by ${holder.nodeId}`));
+      this.fence(new Error(`the leadership lease is held by ${holder.nodeId} (revision ${holder.revision})`));
       return false;
     }
     if (!(await this.lease.acquire())) {
