@@ -147,25 +147,7 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   ];
   const paperFunding = parsePaperBalances(config.paperBalances, markets);
   const funding = { chains, addresses: new WithdrawalAddresses(db, chains, clock), depositSecret: namedSecret(db, 'deposit') };
-  const context: ShellContext = {
-    config,
-    durable,
-    markets,
-    marketData,
-    readModels,
-    tickers,
-    amm,
-    timers,
-    venues,
-    paperFunding,
-    streamConnections,
-    streamFigures,
-    clock,
-    log,
-    identity: { db, tokens, keys, twoFactor },
-    funding,
-    ...(replication === undefined ? {} : { cluster: replication.view }),
-  };
+  const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, amm, timers, venues, paperFunding, streamConnections, streamFigures, clock, log, identity: { db, tokens, keys, twoFactor }, funding, ...(replication === undefined ? {} : { cluster: replication.view }) };
   const authenticator = new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey, new SignatureGuard(auth.signatureWindowMs, clock));
   privateStream = new PrivateStream({ context, authenticator, backpressureBytes: config.wsBackpressureBytes, connectionsMax: config.wsConnectionsMax });
   privateStream.mount(app);
