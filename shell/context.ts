@@ -15,7 +15,7 @@ import type { ApiKeys } from './auth/api-keys.ts';
 import type { TwoFactor } from './auth/two-factor.ts';
 import type { Chains } from './funding/chains.ts';
 import type { WithdrawalAddresses } from './funding/withdrawal-addresses.ts';
-import type { ClusterView } from './cluster/routes.ts';
+import type { ClusterView } from './cluster/view.ts';
 
 /** One WebSocket stream's figures: its uWS path pattern, open connections and bytes queued to them. */
 export interface StreamFigures {

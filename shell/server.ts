@@ -43,9 +43,7 @@ import type { TopicStream } from './ws/topic-stream.ts';
 import { PrivateStream, privateStreamPath } from './ws/private-stream.ts';
 import { platformDomains } from '../engine/domains/index.ts';
 import { McpService } from './mcp/mcp-server.ts';
-import type { SegmentWriter } from '../engine/journal/segments.ts';
-import type { JournalWriter } from '../engine/runtime/sequencer.ts';
-import type { ClusterView } from './cluster/routes.ts';
+import type { ServerReplication } from './cluster/view.ts';
 import { replicationSettings } from './cluster/settings.ts';
 import { runClusterNode } from './cluster/node.ts';
 
@@ -65,13 +63,6 @@ export function buildRouteTable(instances: readonly ModuleInstance[], discovery:
   }
   table.add(discoveryRoutes(table, discovery));
   return table;
-}
-
-/** What a replicated node (shell/cluster/node.ts) gives the server it leads through. */
-export interface ServerReplication {
-  /** The journal writer that also publishes to the journal stream. */
-  readonly wrapWriter: (local: SegmentWriter) => JournalWriter;
-  readonly view: ClusterView;
 }
 
 /**
@@ -207,7 +198,9 @@ async function main(): Promise<void> {
   const config = loadConfig();
   // REPLICATION=jetstream (or `npm run standby`): a node of a replicated pair, which serves as this
   // server once it holds the lease (shell/cluster/node.ts). Otherwise the embedded single process.
-  if (process.argv.includes('--standby') || replicationSettings(config) !== null) return runClusterNode(config, log);
+  if (process.argv.includes('--standby') || replicationSettings(config) !== null) {
+    return runClusterNode(config, log, (replication, clock) => startServer(config, log, clock, replication));
+  }
   const server = await startServer(config, log);
   const stop = (signal: string): void => {
     log('shutdown', { signal });

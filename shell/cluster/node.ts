@@ -2,7 +2,7 @@
  * A node of a replicated pair (REPLICATION=jetstream, or `npm run standby`): it recovers its own journal,
  * follows the journal stream as a standby (serving only GET /leader and 503 NOT_LEADER meanwhile:
  * standby-server.ts), and once it holds the lease it closes its engine at the replayed seq and starts the
- * whole server on the same data directory, whose journal writer publishes every batch to the stream. The
+ * whole server (`startLeader`: shell/server.ts's startServer) on the same data directory, whose journal writer publishes every batch to the stream. The
  * first node of an empty stream takes the lease at once; a node started while another leads stands by.
  */
 import { mkdirSync } from 'node:fs';
@@ -11,11 +11,11 @@ import { defaultMarketsPath, loadMarkets } from '../../engine/runtime/markets.ts
 import { ReplicaNode } from '../../engine/runtime/replication/replica-node.ts';
 import type { Config } from '../config.ts';
 import type { Log } from '../log.ts';
-import { startServer, type RunningServer } from '../server.ts';
+import type { StartLeader } from './view.ts';
 import { replicationSettings } from './settings.ts';
 import { startStandbyServer } from './standby-server.ts';
 
-export async function runClusterNode(config: Config, log: Log): Promise<void> {
+export async function runClusterNode(config: Config, log: Log, startLeader: StartLeader): Promise<void> {
   // `npm run standby` implies replication; its other settings are the same as the leader's.
   const settings = replicationSettings({ ...config, env: { ...config.env, REPLICATION: config.env['REPLICATION'] || 'jetstream' } });
   if (settings === null) throw new Error('runClusterNode: replication is off');
@@ -35,7 +35,7 @@ export async function runClusterNode(config: Config, log: Log): Promise<void> {
   });
   const standby = await startStandbyServer(config.host, config.port, node, settings.nodeId, settings.advertiseUrl);
   log('standby', { node: settings.nodeId, nats_url: settings.natsUrl, stream: settings.stream, port: standby.port, seq: node.durable.sequencer.lastSeq });
-  let server: RunningServer | null = null;
+  let server: Awaited<ReturnType<StartLeader>> | null = null;
   let stopping: Promise<void> | null = null;
   const stop = (signal: string): void => {
     log('shutdown', { signal, role: node.role });
@@ -61,9 +61,12 @@ export async function runClusterNode(config: Config, log: Log): Promise<void> {
   // Commands are stamped with the wall clock, never behind the last command of the previous leader.
   let lastTs = node.lastCommandTs;
   const clock = (): number => (lastTs = Math.max(lastTs, Date.now()));
-  server = await startServer(config, log, clock, {
-    wrapWriter: (local) => node.leaderWriter(local),
-    view: { nodeId: settings.nodeId, url: settings.advertiseUrl, role: () => node.role, leader: () => node.leader, streamSeq: () => node.streamSeq },
-  });
-  log('leading', { node: settings.nodeId, port: server.port, seq: server.context.durable.sequencer.lastSeq, stream_seq: node.streamSeq });
+  server = await startLeader(
+    {
+      wrapWriter: (local) => node.leaderWriter(local),
+      view: { nodeId: settings.nodeId, url: settings.advertiseUrl, role: () => node.role, leader: () => node.leader, streamSeq: () => node.streamSeq },
+    },
+    clock,
+  );
+  log('leading', { node: settings.nodeId, port: server.port, stream_seq: node.streamSeq });
 }

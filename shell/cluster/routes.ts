@@ -31,15 +31,6 @@ export const leaderSchema = Type.Object(
 );
 export type LeaderBody = Static<typeof leaderSchema>;
 
-/** What a replicated node tells the routes about itself (ShellContext.cluster). */
-export interface ClusterView {
-  readonly nodeId: string;
-  readonly url: string;
-  role(): 'leader' | 'standby' | 'fenced' | 'failed' | 'closed';
-  leader(): { readonly nodeId: string; readonly url: string } | null;
-  streamSeq(): number;
-}
-
 export function leaderBody(context: ShellContext): LeaderBody {
   const seq = context.durable.sequencer.durableSeq;
   const cluster = context.cluster;
