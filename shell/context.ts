@@ -15,6 +15,7 @@ import type { ApiKeys } from './auth/api-keys.ts';
 import type { TwoFactor } from './auth/two-factor.ts';
 import type { Chains } from './funding/chains.ts';
 import type { WithdrawalAddresses } from './funding/withdrawal-addresses.ts';
+import type { ClusterView } from './cluster/view.ts';
 
 /** One WebSocket stream's figures: its uWS path pattern, open connections and bytes queued to them. */
 export interface StreamFigures {
@@ -56,4 +57,6 @@ export interface ShellContext {
   readonly identity: { readonly db: Db; readonly tokens: Tokens; readonly keys: ApiKeys; readonly twoFactor: TwoFactor };
   /** Chains, the withdrawal whitelist, and the secret deposit addresses derive from. */
   readonly funding: { readonly chains: Chains; readonly addresses: WithdrawalAddresses; readonly depositSecret: Uint8Array };
+  /** The replicated node this server leads for (REPLICATION=jetstream); absent in the embedded single process. */
+  readonly cluster?: ClusterView;
 }

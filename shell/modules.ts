@@ -39,6 +39,7 @@ import { supportModule } from './support/index.ts';
 import { aiAnalysisModule } from './ai-analysis/index.ts';
 import { dueDiligenceModule } from './due-diligence/index.ts';
 import { opsModule } from './ops/index.ts';
+import { clusterModule } from './cluster/routes.ts';
 
 // Modules import these types from shell-module.ts; the server names them from here with the list.
 export type { ModuleInstance, ShellModule };
@@ -81,4 +82,5 @@ export const shellModules: readonly ShellModule[] = [
   aiAnalysisModule,
   dueDiligenceModule,
   opsModule,
+  clusterModule,
 ];

@@ -43,6 +43,9 @@ import type { TopicStream } from './ws/topic-stream.ts';
 import { PrivateStream, privateStreamPath } from './ws/private-stream.ts';
 import { platformDomains } from '../engine/domains/index.ts';
 import { McpService } from './mcp/mcp-server.ts';
+import type { ServerReplication } from './cluster/view.ts';
+import { replicationSettings } from './cluster/settings.ts';
+import { runClusterNode } from './cluster/node.ts';
 
 export interface RunningServer {
   readonly port: number;
@@ -62,8 +65,11 @@ export function buildRouteTable(instances: readonly ModuleInstance[], discovery:
   return table;
 }
 
-/** `clock` is the runtime's only clock (milliseconds); tests pass a fixed one. */
-export async function startServer(config: Config, log: Log, clock: () => number = Date.now): Promise<RunningServer> {
+/**
+ * `clock` is the runtime's only clock (milliseconds); tests pass a fixed one. `replication` is given by
+ * a replicated node that took the lease; the embedded default has none.
+ */
+export async function startServer(config: Config, log: Log, clock: () => number = Date.now, replication?: ServerReplication): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
   const marketsPath = defaultMarketsPath;
   const markets = loadMarkets(marketsPath);
@@ -97,6 +103,7 @@ export async function startServer(config: Config, log: Log, clock: () => number 
     },
     // The read models get again what a crash took from them before the engine takes new commands.
     replayFeed: readModels.replayFeed(),
+    ...(replication === undefined ? {} : { wrapWriter: replication.wrapWriter }),
   });
   readModels.finishReplay(durable.recovery.lastSeq);
   const amm = new AmmManager({
@@ -131,7 +138,7 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   ];
   const paperFunding = parsePaperBalances(config.paperBalances, markets);
   const funding = { chains, addresses: new WithdrawalAddresses(db, chains, clock), depositSecret: namedSecret(db, 'deposit') };
-  const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, amm, timers, venues, paperFunding, streamConnections, streamFigures, clock, log, identity: { db, tokens, keys, twoFactor }, funding };
+  const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, amm, timers, venues, paperFunding, streamConnections, streamFigures, clock, log, identity: { db, tokens, keys, twoFactor }, funding, ...(replication === undefined ? {} : { cluster: replication.view }) };
   const authenticator = new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey, new SignatureGuard(auth.signatureWindowMs, clock));
   privateStream = new PrivateStream({ context, authenticator, backpressureBytes: config.wsBackpressureBytes, connectionsMax: config.wsConnectionsMax });
   privateStream.mount(app);
@@ -188,7 +195,13 @@ export async function startServer(config: Config, log: Log, clock: () => number 
 
 async function main(): Promise<void> {
   const log = jsonLog();
-  const server = await startServer(loadConfig(), log);
+  const config = loadConfig();
+  // REPLICATION=jetstream (or `npm run standby`): a node of a replicated pair, which serves as this
+  // server once it holds the lease (shell/cluster/node.ts). Otherwise the embedded single process.
+  if (process.argv.includes('--standby') || replicationSettings(config) !== null) {
+    return runClusterNode(config, log, (replication, clock) => startServer(config, log, clock, replication));
+  }
+  const server = await startServer(config, log);
   const stop = (signal: string): void => {
     log('shutdown', { signal });
     server.close().then(

@@ -23,7 +23,7 @@ import { useRulesOf } from '../journal/rules.ts';
 import { SegmentWriter, defaultSegmentBytesMax, listSegments, type SyncMode } from '../journal/segments.ts';
 import { encodeSnapshot, loadNewestSnapshot, pruneSnapshots, writeSnapshotFile } from '../journal/snapshot-file.ts';
 import { platformDomains } from '../domains/index.ts';
-import { Sequencer, type DurableBatch, type OutcomeCallback, type Submission } from './sequencer.ts';
+import { Sequencer, type DurableBatch, type JournalWriter, type OutcomeCallback, type Submission } from './sequencer.ts';
 
 export interface DurableEngineOptions {
   readonly dataDir: string;
@@ -40,6 +40,11 @@ export interface DurableEngineOptions {
   readonly clock?: () => number;
   readonly log?: (event: string, fields: Record<string, unknown>) => void;
   readonly onDurable?: (batch: DurableBatch) => void;
+  /**
+   * Wraps the journal's segment writer (a replicated journal: engine/runtime/replication): the sequencer
+   * writes through what this returns, and a batch counts as durable when that writer says so.
+   */
+  readonly wrapWriter?: (local: SegmentWriter) => JournalWriter;
   /**
    * A consumer of durable events that has applied everything up to `afterSeq` (read models kept outside
    * the engine) and must see the rest again: recovery starts from a snapshot no newer than `afterSeq` and
@@ -85,7 +90,7 @@ export class DurableEngine {
     this.lastSnapshotAt = this.clock();
     this.sequencer = new Sequencer({
       engine,
-      writer,
+      writer: options.wrapWriter === undefined ? writer : options.wrapWriter(writer),
       clock: this.clock,
       lastSeq: recovery.lastSeq,
       ...(options.batchCommandsMax === undefined ? {} : { batchCommandsMax: options.batchCommandsMax }),

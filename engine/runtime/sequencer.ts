@@ -21,7 +21,6 @@ import type { Engine } from '../core/engine.ts';
 import { copyEvent, type EngineEvent } from '../core/events.ts';
 import { Result, type ResultCode } from '../core/results.ts';
 import { FrameEncoder } from '../journal/codec.ts';
-import type { SegmentWriter } from '../journal/segments.ts';
 import { EventTape, TapeReader, type EventVisitor } from './event-tape.ts';
 
 export class SequencerBusyError extends Error {
@@ -84,9 +83,17 @@ export interface DurableBatch {
   forEachEvent(visit: (event: EngineEvent, seq: number, ts: number) => void): void;
 }
 
+/**
+ * Where batches go: the journal's SegmentWriter, or a writer that wraps it (a replicated journal). `done` is
+ * called once the batch is durable wherever the writer promises; an error stops the sequencer.
+ */
+export interface JournalWriter {
+  append(bytes: Uint8Array, firstSeq: number, done: (error: Error | null) => void): void;
+}
+
 export interface SequencerOptions {
   readonly engine: Engine;
-  readonly writer: SegmentWriter;
+  readonly writer: JournalWriter;
   /** The runtime's clock in milliseconds: the only clock of the system. */
   readonly clock: () => number;
   /** Seq of the last command already in the journal (from recovery). */

@@ -170,6 +170,8 @@ const visits: Record<string, Visit> = {
   get_health: (t) => t.call('GET', '/health'),
   get_readiness: (t) => t.call('GET', '/ready'),
   get_metrics: (t) => t.text('/metrics', /^text\/plain; version=0\.0\.4/),
+  // Replication: the embedded single process answers `replication: "off"`.
+  get_leader: (t) => t.call('GET', '/leader'),
   analyze_prompt_assets: (t) =>
     t.call('POST', '/api/v1/ai_trading_agent/prompt-assets', { prompt: 'Should I buy bitcoin before the halving?', user_id: t.alice.userId }, t.alice.key),
   analyze_url_assets: (t) => t.call('POST', '/api/v1/ai_trading_agent/analyze-url-assets', { url: tourPageUrl, assets: ['BTC'] }, t.alice.key),
