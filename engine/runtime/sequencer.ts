@@ -6,7 +6,11 @@
  * and calls back only once the batch holding the frame is written and fdatasync'd; the batch's events are
  * released to `onDurable` at the same moment (no output before the journal). While one batch is being
  * synced the next one fills (group commit, pipelined): the disk sees one write and one sync per batch,
- * however many commands it holds.
+ * however many commands it holds. When a batch becomes durable, the batch that filled meanwhile is
+ * handed to the disk first and only then is the durable one released and answered, so that the disk
+ * syncs while the thread writes the answers (bench:http: answering a batch of 50 orders took about as
+ * long as the sync itself, and the disk sat idle through it). Three batches take turns: one filling, one
+ * syncing, one being answered.
  *
  * A command the engine refuses changed nothing, so it takes no seq, writes no frame and is answered at
  * once. Batches are bounded in commands and bytes: when the filling batch is full the command is refused
@@ -159,7 +163,8 @@ export class Sequencer {
   private flushStartedMs = 0;
   private readonly reader = new TapeReader();
   private filling: Batch;
-  private spare: Batch;
+  /** Batches not in use (at most two: the third is filling). */
+  private readonly spares: Batch[];
   private flushing: Batch | null = null;
   private flushScheduled = false;
   private failure: Error | null = null;
@@ -179,7 +184,7 @@ export class Sequencer {
     this.batchCommandsMax = options.batchCommandsMax ?? defaultBatchCommandsMax;
     this.batchBytesMax = options.batchBytesMax ?? defaultBatchBytesMax;
     this.filling = new Batch(this.reader);
-    this.spare = new Batch(this.reader);
+    this.spares = [new Batch(this.reader), new Batch(this.reader)];
     this.outcome = new Outcome(this.reader);
     this.immediate = new Outcome(this.reader);
   }
@@ -284,7 +289,7 @@ export class Sequencer {
       this.notifyDrained();
       return;
     }
-    this.filling = this.spare;
+    this.filling = this.spares.pop() ?? new Batch(this.reader);
     this.flushing = batch;
     if (this.journalWriteObserver !== null) this.flushStartedMs = performance.now();
     this.options.writer.append(batch.encoder.bytes(), batch.firstSeq, (error) => this.flushed(batch, error));
@@ -304,6 +309,9 @@ export class Sequencer {
     this.durableSeq = batch.lastSeq;
     this.durableBatches++;
     this.durableCommands += batch.count;
+    // The next batch goes to the disk before this one is answered. Its write ends in a later turn of the
+    // event loop, so this batch's consumers and submitters still see the batches in seq order.
+    if (this.filling.count > 0) this.flush();
     this.options.onDurable?.(batch);
     const outcome = this.outcome;
     let start = 0;
@@ -322,9 +330,10 @@ export class Sequencer {
       start = end;
     }
     batch.reset();
-    this.spare = batch;
+    this.spares.push(batch);
     this.options.afterDurable?.(this.durableSeq);
-    if (this.filling.count > 0) this.flush();
+    // Commands submitted by the callbacks above, when no batch was syncing.
+    if (this.flushing === null && this.filling.count > 0) this.flush();
     else this.notifyDrained();
   }
 
