@@ -11,6 +11,8 @@
  *   npm run bench:http -- --amm on            only one configuration (on, off; default both)
  *   npm run bench:http -- --profile           also CPU-profile the order server (node --cpu-prof) and print
  *                                             where its main thread spent the closed-loop and half-rate runs
+ *   npm run bench:http -- --baseline DIR      also an AMM-off server run from DIR/dist/shell/server.mjs: another
+ *                                             commit's checkout, built there with scripts/build.mjs
  *   options: --connections 128 --threads 1 --rate 50000 --warmup 3 --sync sync|none
  *
  * How: the order server runs as a child process the way `npm start` runs it, as the esbuild bundle
@@ -46,7 +48,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import {
@@ -67,6 +69,7 @@ import {
   root,
   round,
   seededRandom,
+  serverBundle,
   serverNodeArgs,
   startNode,
   stopProcess,
@@ -83,6 +86,7 @@ const { values } = parseArgs({
     sync: { type: 'string', default: 'sync' },
     profile: { type: 'boolean', default: false },
     amm: { type: 'string', default: 'both' },
+    baseline: { type: 'string' },
   },
 });
 
@@ -102,6 +106,13 @@ type AmmMode = 'on' | 'off';
 if (values.amm !== 'both' && values.amm !== 'on' && values.amm !== 'off') throw new Error('--amm must be both, on or off');
 /** The configurations measured, in this order: the server's default (AMM on) first. */
 const ammModes: AmmMode[] = values.amm === 'both' ? ['on', 'off'] : [values.amm];
+/**
+ * Another commit to compare with in the same run (`--baseline`): its checkout, where scripts/build.mjs
+ * has written the bundle (which finds fixtures and packages relative to itself, hence a whole checkout).
+ * Its server runs with the AMM off, measured phase by phase after the others, so that the machine's noise
+ * (it is shared and has two cores) falls on both builds alike.
+ */
+const baselineBundle = values.baseline === undefined ? null : resolve(values.baseline, serverBundle);
 
 /** Resting orders seeded before the load; the load's mix holds the book near this size. */
 const restingTarget = 10_000;
@@ -344,6 +355,16 @@ interface WrkResult {
   /** AMM quotes the server journaled during the run, and fills of our orders against venues it sent to the AMM workers. */
   ammQuotes: number;
   ammFills: number;
+  /**
+   * From the server's /metrics over the run: the journal's batch writes with their sync (seconds summed,
+   * count), and the order routes' answers from arrival to the answer written (seconds summed, count).
+   * Beside wrk's latency they say where a request's time went: the disk, the server's thread, or the
+   * client and the network between them.
+   */
+  journalWriteS: number;
+  journalWrites: number;
+  serverAckS: number;
+  serverAcks: number;
 }
 
 interface CpuSample {
@@ -396,6 +417,37 @@ async function runWrk(script: string, url: string, seconds: number, serverPid: n
     durableBatches: 0,
     ammQuotes: 0,
     ammFills: 0,
+    journalWriteS: 0,
+    journalWrites: 0,
+    serverAckS: 0,
+    serverAcks: 0,
+  };
+}
+
+/** Sums of the /metrics samples the bench reads (every label set of a name added together). */
+interface MetricSums {
+  journalWriteS: number;
+  journalWrites: number;
+  serverAckS: number;
+  serverAcks: number;
+}
+
+/** Reads the journal-write and order-ack histograms' sums and counts from the server's /metrics text. */
+async function metricSums(url: string): Promise<MetricSums> {
+  const response = await fetch(`${url}/metrics`);
+  if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}`);
+  const sums = new Map<string, number>();
+  for (const line of (await response.text()).split('\n')) {
+    const match = /^(tp_journal_fsync_seconds|tp_order_ack_seconds)_(sum|count)(?:\{[^}]*\})? (\S+)$/.exec(line);
+    if (match === null) continue;
+    const key = `${match[1]}_${match[2]}`;
+    sums.set(key, (sums.get(key) ?? 0) + Number(match[3]));
+  }
+  return {
+    journalWriteS: sums.get('tp_journal_fsync_seconds_sum') ?? 0,
+    journalWrites: sums.get('tp_journal_fsync_seconds_count') ?? 0,
+    serverAckS: sums.get('tp_order_ack_seconds_sum') ?? 0,
+    serverAcks: sums.get('tp_order_ack_seconds_count') ?? 0,
   };
 }
 
@@ -495,6 +547,11 @@ function reportOrders(label: string, amm: AmmMode, run: WrkResult, book: BookCou
       `(${(run.durableCommands / Math.max(1, run.durableBatches)).toFixed(1)} per batch, ${fmtInt(run.durableBatches / run.seconds)} fsyncs/s)` +
       (amm === 'on' ? `; AMM: ${fmtInt(run.ammQuotes / run.seconds)} quotes journaled/s, ${fmtInt(run.ammFills)} fills sent to the AMM workers` : ''),
   );
+  log(
+    `  where the time went (means): a batch every ${ms((1e6 * run.seconds) / Math.max(1, run.durableBatches))} ms, its write and sync ` +
+      `${ms((1e6 * run.journalWriteS) / Math.max(1, run.journalWrites))} ms; order answers ${ms((1e6 * run.serverAckS) / Math.max(1, run.serverAcks))} ms ` +
+      `from arrival at the server (wrk's mean from writing the request: ${ms(f['latencyMeanUs']!)} ms)`,
+  );
   return result;
 }
 
@@ -520,7 +577,7 @@ function failureProblem(run: OrderRun, label: string): string | null {
  * (the order record's fields no longer read as the script expects, see bench/http/orders.lua).
  */
 function bookProblem(orders: OrderRuns): string | null {
-  const label = ammLabel(orders.amm);
+  const label = orders.label;
   const runs = [orders.closed, orders.paced, orders.half];
   const drift = Math.max(...runs.map((run) => Math.abs(run.book.orders - orders.seeded.orders)));
   if (drift > bookDriftMax) return `${label}: the book moved ${drift} orders from its seeded ${orders.seeded.orders}`;
@@ -531,6 +588,8 @@ function bookProblem(orders: OrderRuns): string | null {
 
 interface OrderRuns {
   amm: AmmMode;
+  label: string;
+  baseline: boolean;
   prices: SeedPrices;
   seeded: BookCount;
   closed: OrderRun;
@@ -549,6 +608,9 @@ function ammLabel(amm: AmmMode): string {
 /** One configuration's order server, set up and seeded, ready for wrk runs. */
 interface OrderServer {
   amm: AmmMode;
+  baseline: boolean;
+  /** The bundle it runs (absolute). */
+  bundle: string;
   label: string;
   server: Child;
   api: Api;
@@ -561,15 +623,16 @@ interface OrderServer {
 }
 
 /** Starts the order server of one configuration, sets it up over HTTP and seeds its book. */
-async function startOrderServer(dir: string, amm: AmmMode): Promise<OrderServer> {
+async function startOrderServer(dir: string, amm: AmmMode, bundle: string | null = null): Promise<OrderServer> {
   const adminKey = randomBytes(24).toString('base64url');
   const profileDir = join(dir, 'profile');
-  const nodeArgs = serverNodeArgs(values.profile ? profileDir : null);
+  const nodeArgs = serverNodeArgs(values.profile ? profileDir : null, bundle ?? undefined);
   const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: '0', DATA_DIR: join(dir, 'data'), ADMIN_API_KEY: adminKey, JOURNAL_SYNC: journalSync };
   for (const name of ammVariables) delete env[name];
   if (amm === 'off') env['AMM_CHAINS'] = '';
-  const label = ammLabel(amm);
+  const label = bundle === null ? ammLabel(amm) : `${ammLabel(amm)}, baseline`;
   log();
+  if (bundle !== null) log(`${label}: the build in ${bundle}`);
   log(
     amm === 'on'
       ? `${label}: the server's default AMM settings (no AMM_* variable: AMM_CHAINS=ethereum,base,arbitrum,solana, AMM_FLOW=sim)`
@@ -611,8 +674,14 @@ async function startOrderServer(dir: string, amm: AmmMode): Promise<OrderServer>
           `run = ${runNumber} }\n`,
       );
       const before = await api.admin('GET', '/admin/v1/stats', undefined);
+      const metricsBefore = await metricSums(url);
       const result = await runWrk(script, url, seconds, pid, [config], rate > 0 ? { BENCH_HTTP_PACED: '1' } : {});
+      const metricsAfter = await metricSums(url);
       const after = await api.admin('GET', '/admin/v1/stats', undefined);
+      result.journalWriteS = metricsAfter.journalWriteS - metricsBefore.journalWriteS;
+      result.journalWrites = metricsAfter.journalWrites - metricsBefore.journalWrites;
+      result.serverAckS = metricsAfter.serverAckS - metricsBefore.serverAckS;
+      result.serverAcks = metricsAfter.serverAcks - metricsBefore.serverAcks;
       const delta = (name: string): number => (after[name] as number) - (before[name] as number);
       result.durableCommands = delta('durable_commands');
       result.durableBatches = delta('durable_batches');
@@ -620,7 +689,7 @@ async function startOrderServer(dir: string, amm: AmmMode): Promise<OrderServer>
       result.ammFills = delta('amm_fills_sent');
       return result;
     };
-    return { amm, label, server, api, keys, prices, seeded, profileDir, run };
+    return { amm, baseline: bundle !== null, bundle: bundle ?? join(root, serverBundle), label, server, api, keys, prices, seeded, profileDir, run };
   } catch (error) {
     await stopProcess(server.process);
     throw error;
@@ -638,6 +707,7 @@ async function measureOrders(dir: string): Promise<OrderRuns[]> {
   const servers: OrderServer[] = [];
   try {
     for (const amm of ammModes) servers.push(await startOrderServer(join(dir, `amm-${amm}`), amm));
+    if (baselineBundle !== null) servers.push(await startOrderServer(join(dir, 'baseline'), 'off', baselineBundle));
     log();
     // Untimed: V8 optimises the request path, and the book settles into the mix's shape.
     for (const server of servers) await server.run(warmupS, 0);
@@ -676,12 +746,13 @@ async function measureOrders(dir: string): Promise<OrderRuns[]> {
         throw new Error(`the order server (${server.label}) exited with ${server.server.process.exitCode}:\n${server.server.output.join('')}`);
       }
       if (values.profile) {
-        const kept = keepCpuProfile(server.profileDir, `bench-http-server-amm-${server.amm}`);
+        const kept = keepCpuProfile(server.profileDir, `bench-http-server-amm-${server.amm}${server.baseline ? '-baseline' : ''}`);
         log(`  ${server.label}:`);
-        for (const line of cpuProfileSummary(kept, 'closed loop', ...closedSpans[index]!)) log(`  ${line}`);
-        for (const line of cpuProfileSummary(kept, `paced at ${fmtInt(halfRates[index]!)}/s`, ...halfSpans[index]!)) log(`  ${line}`);
+        const bundle = server.bundle;
+        for (const line of cpuProfileSummary(kept, 'closed loop', ...closedSpans[index]!, bundle)) log(`  ${line}`);
+        for (const line of cpuProfileSummary(kept, `paced at ${fmtInt(halfRates[index]!)}/s`, ...halfSpans[index]!, bundle)) log(`  ${line}`);
       }
-      measured.push({ amm: server.amm, prices: server.prices, seeded: server.seeded, closed: closed[index]!, paced: paced[index]!, halfRate: halfRates[index]!, half: half[index]! });
+      measured.push({ amm: server.amm, label: server.label, baseline: server.baseline, prices: server.prices, seeded: server.seeded, closed: closed[index]!, paced: paced[index]!, halfRate: halfRates[index]!, half: half[index]! });
     }
     return measured;
   } finally {
@@ -756,7 +827,7 @@ try {
     const ratio = closed.placementsPerS / hello.perS;
     const p99PacedMs = paced.run.figures['latencyP99Us']! / 1000;
     log();
-    log(`targets, ${ammLabel(orders.amm)}${orders.amm === 'on' ? ' (the default)' : ''}:`);
+    log(`targets, ${orders.label}${orders.amm === 'on' ? ' (the default)' : ''}:`);
     log(`  >= 100,000 orders/s: ${fmtInt(closed.placementsPerS)} - ${verdict(closed.placementsPerS >= 100_000)}`);
     log(`  >= 0.5 of hello-world: ${ratio.toFixed(2)} (${fmtInt(closed.placementsPerS)} / ${fmtInt(hello.perS)}) - ${verdict(ratio >= 0.5)}`);
     log(
@@ -771,7 +842,7 @@ try {
     const fig = (run: OrderRun, name: string): number => run.run.figures[name]!;
     log();
     log(`side by side (same hello-world ceiling, ${fmtInt(hello.perS)} requests/s):`);
-    row('', (orders) => (orders.amm === 'on' ? 'AMM on (default)' : 'AMM off'));
+    row('', (orders) => (orders.amm === 'on' ? 'AMM on (default)' : orders.label));
     row('placements/s, closed loop', (orders) => fmtInt(orders.closed.placementsPerS));
     row('requests/s, closed loop', (orders) => fmtInt(orders.closed.requestsPerS));
     row('ratio to hello-world', (orders) => (orders.closed.placementsPerS / hello.perS).toFixed(2));
@@ -787,21 +858,23 @@ try {
   log(`total bench time ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`);
   const problems = [
     ...measured.flatMap((orders) => [
-      failureProblem(orders.closed, `${ammLabel(orders.amm)}, closed-loop run`),
-      failureProblem(orders.paced, `${ammLabel(orders.amm)}, run at ${pacedRate}/s`),
-      failureProblem(orders.half, `${ammLabel(orders.amm)}, run at ${orders.halfRate}/s`),
+      failureProblem(orders.closed, `${orders.label}, closed-loop run`),
+      failureProblem(orders.paced, `${orders.label}, run at ${pacedRate}/s`),
+      failureProblem(orders.half, `${orders.label}, run at ${orders.halfRate}/s`),
       bookProblem(orders),
     ]),
     hello.run.figures['non2xx']! + socketErrors(hello.run.figures) > 0 ? 'hello-world: some requests failed' : null,
   ].filter((problem): problem is string => problem !== null);
   if (values.json) {
     const on = measured.find((orders) => orders.amm === 'on');
-    const off = measured.find((orders) => orders.amm === 'off');
+    const off = measured.find((orders) => orders.amm === 'off' && !orders.baseline);
+    const baseline = measured.find((orders) => orders.baseline);
     console.log(
       JSON.stringify({
         ...(on === undefined ? {} : { amm_on: configJson(on, hello) }),
         ...(off === undefined ? {} : { amm_off: configJson(off, hello) }),
         ...(on === undefined || off === undefined ? {} : { orders_ratio_amm_on_to_off: round(on.closed.placementsPerS / off.closed.placementsPerS, 3) }),
+        ...(baseline === undefined ? {} : { baseline_amm_off: configJson(baseline, hello) }),
         hello_per_s: Math.round(hello.perS),
         hello_p50_ms: round(hello.run.figures['latencyP50Us']! / 1000, 3),
         hello_p99_ms: round(hello.run.figures['latencyP99Us']! / 1000, 3),

@@ -153,9 +153,12 @@ export function buildServer(): void {
   if (built.status !== 0) throw new Error('the server bundle did not build (scripts/build.mjs)');
 }
 
-/** Node's arguments that run the order server; with a `profileDir`, under the CPU profiler writing there. */
-export function serverNodeArgs(profileDir: string | null): string[] {
-  return [...(profileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]), serverBundle];
+/**
+ * Node's arguments that run the order server (this checkout's bundle, or another build's); with a
+ * `profileDir`, under the CPU profiler writing there.
+ */
+export function serverNodeArgs(profileDir: string | null, bundle = serverBundle): string[] {
+  return [...(profileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]), bundle];
 }
 
 /**
@@ -390,8 +393,7 @@ function shortPath(urlOrPath: string): string {
  * Maps a position in the server bundle (serverBundle, what `npm start` runs) back to its source file and
  * line through the bundle's source map; null for code outside the bundle, which is shown as it is.
  */
-function bundlePositions(): (url: string, line: number, column: number) => SourcePosition | null {
-  const bundle = join(root, serverBundle);
+function bundlePositions(bundle: string): (url: string, line: number, column: number) => SourcePosition | null {
   const map = new SourceMap(JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]);
   return (url, line, column) => {
     if (url !== `file://${bundle}`) return null;
@@ -412,10 +414,10 @@ const profileRows = 16;
  * send under them, JSON, hashing) is counted in the function that called it; `(idle)` is the thread
  * waiting in epoll.
  */
-export function cpuProfileSummary(path: string, label: string, fromUs: number, toUs: number): string[] {
+export function cpuProfileSummary(path: string, label: string, fromUs: number, toUs: number, bundle = join(root, serverBundle)): string[] {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const positionOf = bundlePositions();
+  const positionOf = bundlePositions(bundle);
   const byFunction = new Map<string, number>();
   const byFile = new Map<string, number>();
   const add = (counts: Map<string, number>, key: string): void => void counts.set(key, (counts.get(key) ?? 0) + 1);

@@ -301,6 +301,7 @@ function done(summary, latency, requests)
   table.insert(parts, string.format('"latencyP99Us":%d', latency:percentile(99)))
   table.insert(parts, string.format('"latencyP999Us":%d', latency:percentile(99.9)))
   table.insert(parts, string.format('"latencyMaxUs":%d', latency.max))
+  table.insert(parts, string.format('"latencyMeanUs":%d', math.floor(latency.mean)))
   io.write("BENCH_HTTP " .. "{" .. table.concat(parts, ",") .. "}\n")
   for _, thread in ipairs(threads) do
     local failure = thread:get("firstFailure")
