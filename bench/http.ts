@@ -48,7 +48,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import {
@@ -61,7 +61,7 @@ import {
   cpuSeconds,
   createTrader,
   fmtInt,
-  keepCpuProfile,
+  keepCpuProfiles,
   log,
   monotonicUs,
   positiveInteger,
@@ -478,7 +478,10 @@ async function measureHello(): Promise<HelloRun> {
       `hello-world (bare uWebSockets.js): ${fmtInt(perS)} requests/s over ${run.seconds.toFixed(1)} s, latency p50 ${ms(f['latencyP50Us']!)} ms, ` +
         `p99 ${ms(f['latencyP99Us']!)} ms, max ${ms(f['latencyMaxUs']!)} ms; non-2xx ${f['non2xx']}, socket errors ${socketErrors(f)}`,
     );
-    log(`  cpu: server ${cores(run.serverCores)} of a core, wrk ${cores(run.wrkCores)}`);
+    log(
+      `  cpu: server ${cores(run.serverCores)} of a core, wrk ${cores(run.wrkCores)}; per request: server ${usPer(run.serverCores, perS)} µs, ` +
+        `wrk ${usPer(run.wrkCores, perS)} µs`,
+    );
     return { perS, run };
   } finally {
     await stopProcess(hello.process);
@@ -496,6 +499,28 @@ interface OrderRun {
   failures: number;
   run: WrkResult;
   book: BookCount;
+}
+
+/** CPU microseconds per request from cores busy over a run and its request rate. */
+function cpuUs(cores: number, perS: number): number {
+  return (1e6 * cores) / Math.max(1, perS);
+}
+
+function usPer(cores: number, perS: number): string {
+  return cpuUs(cores, perS).toFixed(1);
+}
+
+/**
+ * The two-core bound of a closed-loop run: wrk and the server share the machine's two cores, so when both
+ * are busy the request rate is at most 2 cores ÷ the CPU time one request costs both of them. The ratio of
+ * placements/s to hello-world's requests/s can then be at most (hello-world's CPU per request ÷ the
+ * order's) × the share of placements among the requests; when the measured ratio is near this bound, the
+ * machine's CPU, not waiting (for the disk), is what limits it.
+ */
+function twoCoreRatioBound(closed: OrderRun, hello: HelloRun): number {
+  const orderUs = cpuUs(closed.run.serverCores + closed.run.wrkCores, closed.requestsPerS);
+  const helloUs = cpuUs(hello.run.serverCores + hello.run.wrkCores, hello.perS);
+  return (helloUs / orderUs) * (closed.placementsPerS / Math.max(1, closed.requestsPerS));
 }
 
 function pct(count: number, total: number): string {
@@ -541,7 +566,11 @@ function reportOrders(label: string, amm: AmmMode, run: WrkResult, book: BookCou
   if (run.firstFailure !== '') log(`  first failure: ${run.firstFailure}`);
   const venues = amm === 'on' ? `; best venue levels in the hybrid book: bid ${venuePrice(book.venueBid)}, ask ${venuePrice(book.venueAsk)}` : '';
   log(`  book after: ${fmtInt(book.orders)} resting orders on ${book.levels} levels, best bid ${book.bestBid}, best ask ${book.bestAsk}${venues}`);
-  log(`  cpu: server main thread ${cores(run.serverMainCores)} of a core, server process ${cores(run.serverCores)}, wrk ${cores(run.wrkCores)}`);
+  log(
+    `  cpu: server main thread ${cores(run.serverMainCores)} of a core, server process ${cores(run.serverCores)}, wrk ${cores(run.wrkCores)}; ` +
+      `per request: main thread ${usPer(run.serverMainCores, result.requestsPerS)} µs, the server's other threads ` +
+      `${usPer(run.serverCores - run.serverMainCores, result.requestsPerS)} µs, wrk ${usPer(run.wrkCores, result.requestsPerS)} µs`,
+  );
   log(
     `  group commit: ${fmtInt(run.durableCommands)} commands in ${fmtInt(run.durableBatches)} journal batches ` +
       `(${(run.durableCommands / Math.max(1, run.durableBatches)).toFixed(1)} per batch, ${fmtInt(run.durableBatches / run.seconds)} fsyncs/s)` +
@@ -746,11 +775,13 @@ async function measureOrders(dir: string): Promise<OrderRuns[]> {
         throw new Error(`the order server (${server.label}) exited with ${server.server.process.exitCode}:\n${server.server.output.join('')}`);
       }
       if (values.profile) {
-        const kept = keepCpuProfile(server.profileDir, `bench-http-server-amm-${server.amm}${server.baseline ? '-baseline' : ''}`);
+        const kept = keepCpuProfiles(server.profileDir, `bench-http-server-amm-${server.amm}${server.baseline ? '-baseline' : ''}`);
         log(`  ${server.label}:`);
         const bundle = server.bundle;
-        for (const line of cpuProfileSummary(kept, 'closed loop', ...closedSpans[index]!, bundle)) log(`  ${line}`);
-        for (const line of cpuProfileSummary(kept, `paced at ${fmtInt(halfRates[index]!)}/s`, ...halfSpans[index]!, bundle)) log(`  ${line}`);
+        for (const line of cpuProfileSummary(kept.main, 'closed loop', ...closedSpans[index]!, bundle)) log(`  ${line}`);
+        for (const line of cpuProfileSummary(kept.main, `paced at ${fmtInt(halfRates[index]!)}/s`, ...halfSpans[index]!, bundle)) log(`  ${line}`);
+        // The worker threads (the read models' writer; with the AMM on, the AMM workers): their share of the cores.
+        for (const worker of kept.workers) for (const line of cpuProfileSummary(worker, `${basename(worker)}, closed loop`, ...closedSpans[index]!, bundle)) log(`  ${line}`);
       }
       measured.push({ amm: server.amm, label: server.label, baseline: server.baseline, prices: server.prices, seeded: server.seeded, closed: closed[index]!, paced: paced[index]!, halfRate: halfRates[index]!, half: half[index]! });
     }
@@ -790,6 +821,12 @@ function configJson(orders: OrderRuns, hello: HelloRun): Record<string, unknown>
     failed_requests: closed.failures + paced.failures + half.failures,
     cancel_misses: sum('cancelMisses'),
     server_main_thread_cores: round(closed.run.serverMainCores, 2),
+    cpu_us_per_request_main: round(cpuUs(closed.run.serverMainCores, closed.requestsPerS), 1),
+    cpu_us_per_request_other_threads: round(cpuUs(closed.run.serverCores - closed.run.serverMainCores, closed.requestsPerS), 1),
+    cpu_us_per_request_wrk: round(cpuUs(closed.run.wrkCores, closed.requestsPerS), 1),
+    two_core_ratio_bound: round(twoCoreRatioBound(closed, hello), 3),
+    journal_write_ms: round((1000 * closed.run.journalWriteS) / Math.max(1, closed.run.journalWrites), 3),
+    server_ack_mean_ms: round((1000 * closed.run.serverAckS) / Math.max(1, closed.run.serverAcks), 3),
     server_process_cores: round(closed.run.serverCores, 2),
     wrk_cores: round(closed.run.wrkCores, 2),
     commands_per_batch: round(closed.run.durableCommands / Math.max(1, closed.run.durableBatches), 1),
@@ -831,6 +868,11 @@ try {
     log(`  >= 100,000 orders/s: ${fmtInt(closed.placementsPerS)} - ${verdict(closed.placementsPerS >= 100_000)}`);
     log(`  >= 0.5 of hello-world: ${ratio.toFixed(2)} (${fmtInt(closed.placementsPerS)} / ${fmtInt(hello.perS)}) - ${verdict(ratio >= 0.5)}`);
     log(
+      `    (CPU per request, server and wrk together: ${(cpuUs(closed.run.serverCores + closed.run.wrkCores, closed.requestsPerS)).toFixed(1)} µs for an ` +
+        `order request, ${(cpuUs(hello.run.serverCores + hello.run.wrkCores, hello.perS)).toFixed(1)} µs for hello-world: on two cores the ratio ` +
+        `could be at most ${twoCoreRatioBound(closed, hello).toFixed(2)})`,
+    );
+    log(
       `  p99 <= 2 ms at ${fmtInt(pacedRate)}/s offered: ${p99PacedMs.toFixed(2)} ms with ${fmtInt(paced.requestsPerS)}/s actually sent - ` +
         verdict(p99PacedMs <= 2 && paced.requestsPerS >= 0.95 * pacedRate),
     );
@@ -850,6 +892,11 @@ try {
     row(`sent/s of ${fmtInt(pacedRate)}/s offered, p99 (ms)`, (orders) => `${fmtInt(orders.paced.requestsPerS)}, ${ms(fig(orders.paced, 'latencyP99Us'))}`);
     row('half rate/s offered, p50 / p99 (ms)', (orders) => `${fmtInt(orders.halfRate)}: ${ms(fig(orders.half, 'latencyP50Us'))} / ${ms(fig(orders.half, 'latencyP99Us'))}`);
     row('cpu, closed loop: main thread / process', (orders) => `${cores(orders.closed.run.serverMainCores)} / ${cores(orders.closed.run.serverCores)}`);
+    row('cpu µs per request: main / other threads / wrk', (orders) => {
+      const run = orders.closed;
+      return `${usPer(run.run.serverMainCores, run.requestsPerS)} / ${usPer(run.run.serverCores - run.run.serverMainCores, run.requestsPerS)} / ${usPer(run.run.wrkCores, run.requestsPerS)}`;
+    });
+    row('two-core bound of the ratio', (orders) => twoCoreRatioBound(orders.closed, hello).toFixed(2));
     row('commands per journal batch, closed loop', (orders) => (orders.closed.run.durableCommands / Math.max(1, orders.closed.run.durableBatches)).toFixed(1));
     row('AMM quotes journaled/s, closed loop', (orders) => fmtInt(orders.closed.run.ammQuotes / orders.closed.run.seconds));
     row('IOC fills against venues, closed loop', (orders) => pct(fig(orders.closed, 'iocVenueFills'), fig(orders.closed, 'iocFills') + fig(orders.closed, 'iocVenueFills')));

@@ -166,12 +166,30 @@ export function serverNodeArgs(profileDir: string | null, bundle = serverBundle)
  * own directory, and prints where; returns the copy's path.
  */
 export function keepCpuProfile(profileDir: string, prefix: string): string {
-  const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
-  if (file === undefined) throw new Error('the server wrote no CPU profile');
-  const kept = join(os.tmpdir(), `${prefix}-${Date.now()}.cpuprofile`);
-  copyFileSync(join(profileDir, file), kept);
-  log(`server CPU profile (kept): ${kept}`);
-  return kept;
+  return keepCpuProfiles(profileDir, prefix).main;
+}
+
+/**
+ * Node writes one profile per thread (CPU.<date>.<time>.<pid>.<thread id>.<n>.cpuprofile): the main
+ * thread's has thread id 0, each worker thread's (the read models' writer, the AMM workers) its own.
+ * Copies them all to the system's tmp like `keepCpuProfile`; returns the main thread's and the workers'.
+ */
+export function keepCpuProfiles(profileDir: string, prefix: string): { main: string; workers: string[] } {
+  const files = readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'));
+  const threadOf = (name: string): number => Number(name.split('.')[4] ?? '0');
+  const mainFile = files.find((name) => threadOf(name) === 0) ?? files[0];
+  if (mainFile === undefined) throw new Error('the server wrote no CPU profile');
+  const stamp = Date.now();
+  const keep = (name: string, suffix: string): string => {
+    const kept = join(os.tmpdir(), `${prefix}${suffix}-${stamp}.cpuprofile`);
+    copyFileSync(join(profileDir, name), kept);
+    return kept;
+  };
+  const main = keep(mainFile, '');
+  log(`server CPU profile (kept): ${main}`);
+  const workers = files.filter((name) => name !== mainFile).map((name) => keep(name, `-thread-${threadOf(name)}`));
+  for (const worker of workers) log(`worker thread CPU profile (kept): ${worker}`);
+  return { main, workers };
 }
 
 // -------------------------------------------------------------------------------------------------
