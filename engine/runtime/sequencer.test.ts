@@ -122,3 +122,28 @@ test('a failed write fails the syncing batch and the filling one, and the sequen
   assert.ok(errors[2] instanceof SequencerClosedError);
   assert.equal(sequencer.accepting, false);
 });
+
+test('a durable batch visits each event with its command seq and time, also when a consumer reads it again inside its visitor', async () => {
+  const writer = new ManualWriter();
+  let now = 1_000;
+  const seen: string[] = [];
+  const sequencer = new Sequencer({
+    engine: new Engine({ markets, domains: platformDomains }),
+    writer: writer as unknown as SegmentWriter,
+    clock: () => now++,
+    lastSeq: 0,
+    onDurable: (batch) =>
+      batch.forEachEvent((_event, seq, ts) => {
+        let inner = 0;
+        batch.forEachEvent(() => void inner++);
+        seen.push(`${seq}@${ts} of ${inner}`);
+      }),
+  });
+  sequencer.enqueue(deposit(1), () => {});
+  sequencer.enqueue(deposit(2), () => {});
+  await turn();
+  writer.complete();
+  // A deposit makes one event (its balance change): two events in the batch, each read with its own stamps.
+  assert.deepEqual(seen, ['1@1000 of 2', '2@1001 of 2']);
+  await sequencer.close();
+});

@@ -136,16 +136,37 @@ class Batch implements DurableBatch {
     this.batchResults.clear();
   }
 
+  /**
+   * Every consumer of a durable batch (the read models, the market data, each module's view) reads it
+   * through here, so the relay to `visit` is one function made with the batch, told the seq and time of
+   * the command being read through fields, rather than a closure per command and consumer.
+   */
   forEachEvent(visit: (event: EngineEvent, seq: number, ts: number) => void): void {
+    // A consumer may read the batch again from inside its visitor: the outer reading's state is restored.
+    const outerVisit = this.visit;
+    const outerSeq = this.visitSeq;
+    const outerTs = this.visitTs;
+    this.visit = visit;
     let start = 0;
-    for (let index = 0; index < this.count; index++) {
-      const end = this.eventEnds[index]!;
-      const seq = this.firstSeq + index;
-      const ts = this.timestamps[index]!;
-      this.reader.read(this.tape, start, end, (event) => visit(event, seq, ts));
-      start = end;
+    try {
+      for (let index = 0; index < this.count; index++) {
+        const end = this.eventEnds[index]!;
+        this.visitSeq = this.firstSeq + index;
+        this.visitTs = this.timestamps[index]!;
+        this.reader.read(this.tape, start, end, this.relay);
+        start = end;
+      }
+    } finally {
+      this.visit = outerVisit;
+      this.visitSeq = outerSeq;
+      this.visitTs = outerTs;
     }
   }
+
+  private visit: ((event: EngineEvent, seq: number, ts: number) => void) | null = null;
+  private visitSeq = 0;
+  private visitTs = 0;
+  private readonly relay = (event: EngineEvent): void => this.visit!(event, this.visitSeq, this.visitTs);
 }
 
 export class Sequencer {
