@@ -18,8 +18,15 @@ const markets = loadMarkets();
 /** A writer that records each append and completes it only when the test says so. */
 class ManualWriter {
   readonly writes: Array<{ firstSeq: number; done: (error: Error | null) => void }> = [];
+  /** When set, the next append fails before it starts, as a segment that cannot be opened does. */
+  failAtOnce: Error | null = null;
 
   append(_bytes: Uint8Array, firstSeq: number, done: (error: Error | null) => void): void {
+    const failure = this.failAtOnce;
+    if (failure !== null) {
+      this.failAtOnce = null;
+      return done(failure);
+    }
     this.writes.push({ firstSeq, done });
   }
 
@@ -146,4 +153,20 @@ test('a durable batch visits each event with its command seq and time, also when
   // A deposit makes one event (its balance change): two events in the batch, each read with its own stamps.
   assert.deepEqual(seen, ['1@1000 of 2', '2@1001 of 2']);
   await sequencer.close();
+});
+
+test('when the next batch cannot even start its write, the durable batch is still released and answered', async () => {
+  const { sequencer, writer, log } = setup();
+  const answers: string[] = [];
+  const record = (outcome: { seq: number; error: Error | null }): void => void answers.push(outcome.error === null ? `ok ${outcome.seq}` : 'failed');
+  sequencer.enqueue(deposit(1), record);
+  await turn();
+  sequencer.enqueue(deposit(2), record);
+  writer.failAtOnce = new Error('cannot open the next segment');
+  writer.complete();
+  assert.deepEqual(answers, ['failed', 'ok 1']);
+  assert.deepEqual(log, ['durable 1-1 (writes open 0)']);
+  assert.equal(sequencer.durableSeq, 1);
+  assert.equal(sequencer.accepting, false);
+  await assert.rejects(sequencer.close(), /cannot open the next segment/);
 });

@@ -8,8 +8,8 @@
  * synced the next one fills (group commit, pipelined): the disk sees one write and one sync per batch,
  * however many commands it holds. When a batch becomes durable, the batch that filled meanwhile is
  * handed to the disk first and only then is the durable one released and answered, so that the disk
- * syncs while the thread writes the answers (bench:http: answering a batch of 50 orders took about as
- * long as the sync itself, and the disk sat idle through it). Three batches take turns: one filling, one
+ * syncs while the thread writes the answers (bench:http: answering a batch of about 50 orders took 0.9 ms
+ * of a 2.1 ms cycle, and the disk sat idle through it). Three batches take turns: one filling, one
  * syncing, one being answered.
  *
  * A command the engine refuses changed nothing, so it takes no seq, writes no frame and is answered at
@@ -331,7 +331,8 @@ export class Sequencer {
     this.durableBatches++;
     this.durableCommands += batch.count;
     // The next batch goes to the disk before this one is answered. Its write ends in a later turn of the
-    // event loop, so this batch's consumers and submitters still see the batches in seq order.
+    // event loop, so this batch's consumers and submitters still see the batches in seq order; a write
+    // that fails at once fails only that batch and the filling one, and this one is still answered.
     if (this.filling.count > 0) this.flush();
     this.options.onDurable?.(batch);
     const outcome = this.outcome;
