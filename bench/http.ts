@@ -510,17 +510,26 @@ function usPer(cores: number, perS: number): string {
   return cpuUs(cores, perS).toFixed(1);
 }
 
+/** CPU time one request of a closed-loop run costs the server (all its threads) and wrk together, in µs. */
+function requestCpuUs(closed: OrderRun): number {
+  return cpuUs(closed.run.serverCores + closed.run.wrkCores, closed.requestsPerS);
+}
+
 /**
- * The two-core bound of a closed-loop run: wrk and the server share the machine's two cores, so when both
- * are busy the request rate is at most 2 cores ÷ the CPU time one request costs both of them. The ratio of
- * placements/s to hello-world's requests/s can then be at most (hello-world's CPU per request ÷ the
- * order's) × the share of placements among the requests; when the measured ratio is near this bound, the
- * machine's CPU, not waiting (for the disk), is what limits it.
+ * The ratio to hello-world if both runs were limited by CPU alone: wrk and the server share the machine's
+ * two cores, so with both busy the request rate is 2 cores ÷ the CPU time one request costs the two of
+ * them, and the ratio (hello-world's CPU per request ÷ an order request's) × the share of placements among
+ * the requests. A measured ratio near it says the order path is as far behind as its CPU cost puts it;
+ * one above it, that the hello-world run did not have the cores either (other work on the machine).
  */
-function twoCoreRatioBound(closed: OrderRun, hello: HelloRun): number {
-  const orderUs = cpuUs(closed.run.serverCores + closed.run.wrkCores, closed.requestsPerS);
+function cpuRatio(closed: OrderRun, hello: HelloRun): number {
   const helloUs = cpuUs(hello.run.serverCores + hello.run.wrkCores, hello.perS);
-  return (helloUs / orderUs) * (closed.placementsPerS / Math.max(1, closed.requestsPerS));
+  return (helloUs / requestCpuUs(closed)) * (closed.placementsPerS / Math.max(1, closed.requestsPerS));
+}
+
+/** Placements/s the two cores would carry if the server and wrk had them to themselves, at the run's CPU per request and mix. */
+function twoCorePlacementsPerS(closed: OrderRun): number {
+  return (2e6 / requestCpuUs(closed)) * (closed.placementsPerS / Math.max(1, closed.requestsPerS));
 }
 
 function pct(count: number, total: number): string {
@@ -824,7 +833,8 @@ function configJson(orders: OrderRuns, hello: HelloRun): Record<string, unknown>
     cpu_us_per_request_main: round(cpuUs(closed.run.serverMainCores, closed.requestsPerS), 1),
     cpu_us_per_request_other_threads: round(cpuUs(closed.run.serverCores - closed.run.serverMainCores, closed.requestsPerS), 1),
     cpu_us_per_request_wrk: round(cpuUs(closed.run.wrkCores, closed.requestsPerS), 1),
-    two_core_ratio_bound: round(twoCoreRatioBound(closed, hello), 3),
+    cpu_ratio: round(cpuRatio(closed, hello), 3),
+    two_core_placements_per_s: Math.round(twoCorePlacementsPerS(closed)),
     journal_write_ms: round((1000 * closed.run.journalWriteS) / Math.max(1, closed.run.journalWrites), 3),
     server_ack_mean_ms: round((1000 * closed.run.serverAckS) / Math.max(1, closed.run.serverAcks), 3),
     server_process_cores: round(closed.run.serverCores, 2),
@@ -868,9 +878,10 @@ try {
     log(`  >= 100,000 orders/s: ${fmtInt(closed.placementsPerS)} - ${verdict(closed.placementsPerS >= 100_000)}`);
     log(`  >= 0.5 of hello-world: ${ratio.toFixed(2)} (${fmtInt(closed.placementsPerS)} / ${fmtInt(hello.perS)}) - ${verdict(ratio >= 0.5)}`);
     log(
-      `    (CPU per request, server and wrk together: ${(cpuUs(closed.run.serverCores + closed.run.wrkCores, closed.requestsPerS)).toFixed(1)} µs for an ` +
-        `order request, ${(cpuUs(hello.run.serverCores + hello.run.wrkCores, hello.perS)).toFixed(1)} µs for hello-world: on two cores the ratio ` +
-        `could be at most ${twoCoreRatioBound(closed, hello).toFixed(2)})`,
+      `    (CPU per request, server and wrk together: ${requestCpuUs(closed).toFixed(1)} µs for an order request, ` +
+        `${(cpuUs(hello.run.serverCores + hello.run.wrkCores, hello.perS)).toFixed(1)} µs for hello-world: a ratio of ` +
+        `${cpuRatio(closed, hello).toFixed(2)} if both were limited by CPU alone; the two cores to themselves would carry ` +
+        `${fmtInt(twoCorePlacementsPerS(closed))} placements/s at this cost)`,
     );
     log(
       `  p99 <= 2 ms at ${fmtInt(pacedRate)}/s offered: ${p99PacedMs.toFixed(2)} ms with ${fmtInt(paced.requestsPerS)}/s actually sent - ` +
@@ -896,7 +907,8 @@ try {
       const run = orders.closed;
       return `${usPer(run.run.serverMainCores, run.requestsPerS)} / ${usPer(run.run.serverCores - run.run.serverMainCores, run.requestsPerS)} / ${usPer(run.run.wrkCores, run.requestsPerS)}`;
     });
-    row('two-core bound of the ratio', (orders) => twoCoreRatioBound(orders.closed, hello).toFixed(2));
+    row('ratio if limited by CPU alone', (orders) => cpuRatio(orders.closed, hello).toFixed(2));
+    row('placements/s two cores would carry', (orders) => fmtInt(twoCorePlacementsPerS(orders.closed)));
     row('commands per journal batch, closed loop', (orders) => (orders.closed.run.durableCommands / Math.max(1, orders.closed.run.durableBatches)).toFixed(1));
     row('AMM quotes journaled/s, closed loop', (orders) => fmtInt(orders.closed.run.ammQuotes / orders.closed.run.seconds));
     row('IOC fills against venues, closed loop', (orders) => pct(fig(orders.closed, 'iocVenueFills'), fig(orders.closed, 'iocFills') + fig(orders.closed, 'iocVenueFills')));
