@@ -11,6 +11,8 @@
  *   npm run bench:http -- --amm on            only one configuration (on, off; default both)
  *   npm run bench:http -- --profile           also CPU-profile the order server (node --cpu-prof) and print
  *                                             where its main thread spent the closed-loop and half-rate runs
+ *   npm run bench:http -- --baseline DIR      also an AMM-off server run from DIR/dist/shell/server.mjs: another
+ *                                             commit's checkout, built there with scripts/build.mjs
  *   options: --connections 128 --threads 1 --rate 50000 --warmup 3 --sync sync|none
  *
  * How: the order server runs as a child process the way `npm start` runs it, as the esbuild bundle
@@ -46,7 +48,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import {
@@ -59,7 +61,7 @@ import {
   cpuSeconds,
   createTrader,
   fmtInt,
-  keepCpuProfile,
+  keepCpuProfiles,
   log,
   monotonicUs,
   positiveInteger,
@@ -67,6 +69,7 @@ import {
   root,
   round,
   seededRandom,
+  serverBundle,
   serverNodeArgs,
   startNode,
   stopProcess,
@@ -83,6 +86,7 @@ const { values } = parseArgs({
     sync: { type: 'string', default: 'sync' },
     profile: { type: 'boolean', default: false },
     amm: { type: 'string', default: 'both' },
+    baseline: { type: 'string' },
   },
 });
 
@@ -102,6 +106,13 @@ type AmmMode = 'on' | 'off';
 if (values.amm !== 'both' && values.amm !== 'on' && values.amm !== 'off') throw new Error('--amm must be both, on or off');
 /** The configurations measured, in this order: the server's default (AMM on) first. */
 const ammModes: AmmMode[] = values.amm === 'both' ? ['on', 'off'] : [values.amm];
+/**
+ * Another commit to compare with in the same run (`--baseline`): its checkout, where scripts/build.mjs
+ * has written the bundle (which finds fixtures and packages relative to itself, hence a whole checkout).
+ * Its server runs with the AMM off, measured phase by phase after the others, so that the machine's noise
+ * (it is shared and has two cores) falls on both builds alike.
+ */
+const baselineBundle = values.baseline === undefined ? null : resolve(values.baseline, serverBundle);
 
 /** Resting orders seeded before the load; the load's mix holds the book near this size. */
 const restingTarget = 10_000;
@@ -344,6 +355,16 @@ interface WrkResult {
   /** AMM quotes the server journaled during the run, and fills of our orders against venues it sent to the AMM workers. */
   ammQuotes: number;
   ammFills: number;
+  /**
+   * From the server's /metrics over the run: the journal's batch writes with their sync (seconds summed,
+   * count), and the order routes' answers from arrival to the answer written (seconds summed, count).
+   * Beside wrk's latency they say where a request's time went: the disk, the server's thread, or the
+   * client and the network between them.
+   */
+  journalWriteS: number;
+  journalWrites: number;
+  serverAckS: number;
+  serverAcks: number;
 }
 
 interface CpuSample {
@@ -396,6 +417,37 @@ async function runWrk(script: string, url: string, seconds: number, serverPid: n
     durableBatches: 0,
     ammQuotes: 0,
     ammFills: 0,
+    journalWriteS: 0,
+    journalWrites: 0,
+    serverAckS: 0,
+    serverAcks: 0,
+  };
+}
+
+/** Sums of the /metrics samples the bench reads (every label set of a name added together). */
+interface MetricSums {
+  journalWriteS: number;
+  journalWrites: number;
+  serverAckS: number;
+  serverAcks: number;
+}
+
+/** Reads the journal-write and order-ack histograms' sums and counts from the server's /metrics text. */
+async function metricSums(url: string): Promise<MetricSums> {
+  const response = await fetch(`${url}/metrics`);
+  if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}`);
+  const sums = new Map<string, number>();
+  for (const line of (await response.text()).split('\n')) {
+    const match = /^(tp_journal_fsync_seconds|tp_order_ack_seconds)_(sum|count)(?:\{[^}]*\})? (\S+)$/.exec(line);
+    if (match === null) continue;
+    const key = `${match[1]}_${match[2]}`;
+    sums.set(key, (sums.get(key) ?? 0) + Number(match[3]));
+  }
+  return {
+    journalWriteS: sums.get('tp_journal_fsync_seconds_sum') ?? 0,
+    journalWrites: sums.get('tp_journal_fsync_seconds_count') ?? 0,
+    serverAckS: sums.get('tp_order_ack_seconds_sum') ?? 0,
+    serverAcks: sums.get('tp_order_ack_seconds_count') ?? 0,
   };
 }
 
@@ -426,7 +478,10 @@ async function measureHello(): Promise<HelloRun> {
       `hello-world (bare uWebSockets.js): ${fmtInt(perS)} requests/s over ${run.seconds.toFixed(1)} s, latency p50 ${ms(f['latencyP50Us']!)} ms, ` +
         `p99 ${ms(f['latencyP99Us']!)} ms, max ${ms(f['latencyMaxUs']!)} ms; non-2xx ${f['non2xx']}, socket errors ${socketErrors(f)}`,
     );
-    log(`  cpu: server ${cores(run.serverCores)} of a core, wrk ${cores(run.wrkCores)}`);
+    log(
+      `  cpu: server ${cores(run.serverCores)} of a core, wrk ${cores(run.wrkCores)}; per request: server ${usPer(run.serverCores, perS)} µs, ` +
+        `wrk ${usPer(run.wrkCores, perS)} µs`,
+    );
     return { perS, run };
   } finally {
     await stopProcess(hello.process);
@@ -444,6 +499,37 @@ interface OrderRun {
   failures: number;
   run: WrkResult;
   book: BookCount;
+}
+
+/** CPU microseconds per request from cores busy over a run and its request rate. */
+function cpuUs(cores: number, perS: number): number {
+  return (1e6 * cores) / Math.max(1, perS);
+}
+
+function usPer(cores: number, perS: number): string {
+  return cpuUs(cores, perS).toFixed(1);
+}
+
+/** CPU time one request of a closed-loop run costs the server (all its threads) and wrk together, in µs. */
+function requestCpuUs(closed: OrderRun): number {
+  return cpuUs(closed.run.serverCores + closed.run.wrkCores, closed.requestsPerS);
+}
+
+/**
+ * The ratio to hello-world if both runs were limited by CPU alone: wrk and the server share the machine's
+ * two cores, so with both busy the request rate is 2 cores ÷ the CPU time one request costs the two of
+ * them, and the ratio (hello-world's CPU per request ÷ an order request's) × the share of placements among
+ * the requests. A measured ratio near it says the order path is as far behind as its CPU cost puts it;
+ * one above it, that the hello-world run did not have the cores either (other work on the machine).
+ */
+function cpuRatio(closed: OrderRun, hello: HelloRun): number {
+  const helloUs = cpuUs(hello.run.serverCores + hello.run.wrkCores, hello.perS);
+  return (helloUs / requestCpuUs(closed)) * (closed.placementsPerS / Math.max(1, closed.requestsPerS));
+}
+
+/** Placements/s the two cores would carry if the server and wrk had them to themselves, at the run's CPU per request and mix. */
+function twoCorePlacementsPerS(closed: OrderRun): number {
+  return (2e6 / requestCpuUs(closed)) * (closed.placementsPerS / Math.max(1, closed.requestsPerS));
 }
 
 function pct(count: number, total: number): string {
@@ -489,11 +575,20 @@ function reportOrders(label: string, amm: AmmMode, run: WrkResult, book: BookCou
   if (run.firstFailure !== '') log(`  first failure: ${run.firstFailure}`);
   const venues = amm === 'on' ? `; best venue levels in the hybrid book: bid ${venuePrice(book.venueBid)}, ask ${venuePrice(book.venueAsk)}` : '';
   log(`  book after: ${fmtInt(book.orders)} resting orders on ${book.levels} levels, best bid ${book.bestBid}, best ask ${book.bestAsk}${venues}`);
-  log(`  cpu: server main thread ${cores(run.serverMainCores)} of a core, server process ${cores(run.serverCores)}, wrk ${cores(run.wrkCores)}`);
+  log(
+    `  cpu: server main thread ${cores(run.serverMainCores)} of a core, server process ${cores(run.serverCores)}, wrk ${cores(run.wrkCores)}; ` +
+      `per request: main thread ${usPer(run.serverMainCores, result.requestsPerS)} µs, the server's other threads ` +
+      `${usPer(run.serverCores - run.serverMainCores, result.requestsPerS)} µs, wrk ${usPer(run.wrkCores, result.requestsPerS)} µs`,
+  );
   log(
     `  group commit: ${fmtInt(run.durableCommands)} commands in ${fmtInt(run.durableBatches)} journal batches ` +
       `(${(run.durableCommands / Math.max(1, run.durableBatches)).toFixed(1)} per batch, ${fmtInt(run.durableBatches / run.seconds)} fsyncs/s)` +
       (amm === 'on' ? `; AMM: ${fmtInt(run.ammQuotes / run.seconds)} quotes journaled/s, ${fmtInt(run.ammFills)} fills sent to the AMM workers` : ''),
+  );
+  log(
+    `  where the time went (means): a batch every ${ms((1e6 * run.seconds) / Math.max(1, run.durableBatches))} ms, its write and sync ` +
+      `${ms((1e6 * run.journalWriteS) / Math.max(1, run.journalWrites))} ms; order answers ${ms((1e6 * run.serverAckS) / Math.max(1, run.serverAcks))} ms ` +
+      `from arrival at the server (wrk's mean from writing the request: ${ms(f['latencyMeanUs']!)} ms)`,
   );
   return result;
 }
@@ -520,7 +615,7 @@ function failureProblem(run: OrderRun, label: string): string | null {
  * (the order record's fields no longer read as the script expects, see bench/http/orders.lua).
  */
 function bookProblem(orders: OrderRuns): string | null {
-  const label = ammLabel(orders.amm);
+  const label = orders.label;
   const runs = [orders.closed, orders.paced, orders.half];
   const drift = Math.max(...runs.map((run) => Math.abs(run.book.orders - orders.seeded.orders)));
   if (drift > bookDriftMax) return `${label}: the book moved ${drift} orders from its seeded ${orders.seeded.orders}`;
@@ -531,6 +626,8 @@ function bookProblem(orders: OrderRuns): string | null {
 
 interface OrderRuns {
   amm: AmmMode;
+  label: string;
+  baseline: boolean;
   prices: SeedPrices;
   seeded: BookCount;
   closed: OrderRun;
@@ -549,6 +646,9 @@ function ammLabel(amm: AmmMode): string {
 /** One configuration's order server, set up and seeded, ready for wrk runs. */
 interface OrderServer {
   amm: AmmMode;
+  baseline: boolean;
+  /** The bundle it runs (absolute). */
+  bundle: string;
   label: string;
   server: Child;
   api: Api;
@@ -561,15 +661,16 @@ interface OrderServer {
 }
 
 /** Starts the order server of one configuration, sets it up over HTTP and seeds its book. */
-async function startOrderServer(dir: string, amm: AmmMode): Promise<OrderServer> {
+async function startOrderServer(dir: string, amm: AmmMode, bundle: string | null = null): Promise<OrderServer> {
   const adminKey = randomBytes(24).toString('base64url');
   const profileDir = join(dir, 'profile');
-  const nodeArgs = serverNodeArgs(values.profile ? profileDir : null);
+  const nodeArgs = serverNodeArgs(values.profile ? profileDir : null, bundle ?? undefined);
   const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: '0', DATA_DIR: join(dir, 'data'), ADMIN_API_KEY: adminKey, JOURNAL_SYNC: journalSync };
   for (const name of ammVariables) delete env[name];
   if (amm === 'off') env['AMM_CHAINS'] = '';
-  const label = ammLabel(amm);
+  const label = bundle === null ? ammLabel(amm) : `${ammLabel(amm)}, baseline`;
   log();
+  if (bundle !== null) log(`${label}: the build in ${bundle}`);
   log(
     amm === 'on'
       ? `${label}: the server's default AMM settings (no AMM_* variable: AMM_CHAINS=ethereum,base,arbitrum,solana, AMM_FLOW=sim)`
@@ -611,8 +712,14 @@ async function startOrderServer(dir: string, amm: AmmMode): Promise<OrderServer>
           `run = ${runNumber} }\n`,
       );
       const before = await api.admin('GET', '/admin/v1/stats', undefined);
+      const metricsBefore = await metricSums(url);
       const result = await runWrk(script, url, seconds, pid, [config], rate > 0 ? { BENCH_HTTP_PACED: '1' } : {});
+      const metricsAfter = await metricSums(url);
       const after = await api.admin('GET', '/admin/v1/stats', undefined);
+      result.journalWriteS = metricsAfter.journalWriteS - metricsBefore.journalWriteS;
+      result.journalWrites = metricsAfter.journalWrites - metricsBefore.journalWrites;
+      result.serverAckS = metricsAfter.serverAckS - metricsBefore.serverAckS;
+      result.serverAcks = metricsAfter.serverAcks - metricsBefore.serverAcks;
       const delta = (name: string): number => (after[name] as number) - (before[name] as number);
       result.durableCommands = delta('durable_commands');
       result.durableBatches = delta('durable_batches');
@@ -620,7 +727,7 @@ async function startOrderServer(dir: string, amm: AmmMode): Promise<OrderServer>
       result.ammFills = delta('amm_fills_sent');
       return result;
     };
-    return { amm, label, server, api, keys, prices, seeded, profileDir, run };
+    return { amm, baseline: bundle !== null, bundle: bundle ?? join(root, serverBundle), label, server, api, keys, prices, seeded, profileDir, run };
   } catch (error) {
     await stopProcess(server.process);
     throw error;
@@ -638,6 +745,7 @@ async function measureOrders(dir: string): Promise<OrderRuns[]> {
   const servers: OrderServer[] = [];
   try {
     for (const amm of ammModes) servers.push(await startOrderServer(join(dir, `amm-${amm}`), amm));
+    if (baselineBundle !== null) servers.push(await startOrderServer(join(dir, 'baseline'), 'off', baselineBundle));
     log();
     // Untimed: V8 optimises the request path, and the book settles into the mix's shape.
     for (const server of servers) await server.run(warmupS, 0);
@@ -676,12 +784,15 @@ async function measureOrders(dir: string): Promise<OrderRuns[]> {
         throw new Error(`the order server (${server.label}) exited with ${server.server.process.exitCode}:\n${server.server.output.join('')}`);
       }
       if (values.profile) {
-        const kept = keepCpuProfile(server.profileDir, `bench-http-server-amm-${server.amm}`);
+        const kept = keepCpuProfiles(server.profileDir, `bench-http-server-amm-${server.amm}${server.baseline ? '-baseline' : ''}`);
         log(`  ${server.label}:`);
-        for (const line of cpuProfileSummary(kept, 'closed loop', ...closedSpans[index]!)) log(`  ${line}`);
-        for (const line of cpuProfileSummary(kept, `paced at ${fmtInt(halfRates[index]!)}/s`, ...halfSpans[index]!)) log(`  ${line}`);
+        const bundle = server.bundle;
+        for (const line of cpuProfileSummary(kept.main, 'closed loop', ...closedSpans[index]!, bundle)) log(`  ${line}`);
+        for (const line of cpuProfileSummary(kept.main, `paced at ${fmtInt(halfRates[index]!)}/s`, ...halfSpans[index]!, bundle)) log(`  ${line}`);
+        // The worker threads (the read models' writer; with the AMM on, the AMM workers): their share of the cores.
+        for (const worker of kept.workers) for (const line of cpuProfileSummary(worker, `${basename(worker)}, closed loop`, ...closedSpans[index]!, bundle)) log(`  ${line}`);
       }
-      measured.push({ amm: server.amm, prices: server.prices, seeded: server.seeded, closed: closed[index]!, paced: paced[index]!, halfRate: halfRates[index]!, half: half[index]! });
+      measured.push({ amm: server.amm, label: server.label, baseline: server.baseline, prices: server.prices, seeded: server.seeded, closed: closed[index]!, paced: paced[index]!, halfRate: halfRates[index]!, half: half[index]! });
     }
     return measured;
   } finally {
@@ -719,6 +830,13 @@ function configJson(orders: OrderRuns, hello: HelloRun): Record<string, unknown>
     failed_requests: closed.failures + paced.failures + half.failures,
     cancel_misses: sum('cancelMisses'),
     server_main_thread_cores: round(closed.run.serverMainCores, 2),
+    cpu_us_per_request_main: round(cpuUs(closed.run.serverMainCores, closed.requestsPerS), 1),
+    cpu_us_per_request_other_threads: round(cpuUs(closed.run.serverCores - closed.run.serverMainCores, closed.requestsPerS), 1),
+    cpu_us_per_request_wrk: round(cpuUs(closed.run.wrkCores, closed.requestsPerS), 1),
+    cpu_ratio: round(cpuRatio(closed, hello), 3),
+    two_core_placements_per_s: Math.round(twoCorePlacementsPerS(closed)),
+    journal_write_ms: round((1000 * closed.run.journalWriteS) / Math.max(1, closed.run.journalWrites), 3),
+    server_ack_mean_ms: round((1000 * closed.run.serverAckS) / Math.max(1, closed.run.serverAcks), 3),
     server_process_cores: round(closed.run.serverCores, 2),
     wrk_cores: round(closed.run.wrkCores, 2),
     commands_per_batch: round(closed.run.durableCommands / Math.max(1, closed.run.durableBatches), 1),
@@ -756,9 +874,15 @@ try {
     const ratio = closed.placementsPerS / hello.perS;
     const p99PacedMs = paced.run.figures['latencyP99Us']! / 1000;
     log();
-    log(`targets, ${ammLabel(orders.amm)}${orders.amm === 'on' ? ' (the default)' : ''}:`);
+    log(`targets, ${orders.label}${orders.amm === 'on' ? ' (the default)' : ''}:`);
     log(`  >= 100,000 orders/s: ${fmtInt(closed.placementsPerS)} - ${verdict(closed.placementsPerS >= 100_000)}`);
     log(`  >= 0.5 of hello-world: ${ratio.toFixed(2)} (${fmtInt(closed.placementsPerS)} / ${fmtInt(hello.perS)}) - ${verdict(ratio >= 0.5)}`);
+    log(
+      `    (CPU per request, server and wrk together: ${requestCpuUs(closed).toFixed(1)} µs for an order request, ` +
+        `${(cpuUs(hello.run.serverCores + hello.run.wrkCores, hello.perS)).toFixed(1)} µs for hello-world: a ratio of ` +
+        `${cpuRatio(closed, hello).toFixed(2)} if both were limited by CPU alone; the two cores to themselves would carry ` +
+        `${fmtInt(twoCorePlacementsPerS(closed))} placements/s at this cost)`,
+    );
     log(
       `  p99 <= 2 ms at ${fmtInt(pacedRate)}/s offered: ${p99PacedMs.toFixed(2)} ms with ${fmtInt(paced.requestsPerS)}/s actually sent - ` +
         verdict(p99PacedMs <= 2 && paced.requestsPerS >= 0.95 * pacedRate),
@@ -771,7 +895,7 @@ try {
     const fig = (run: OrderRun, name: string): number => run.run.figures[name]!;
     log();
     log(`side by side (same hello-world ceiling, ${fmtInt(hello.perS)} requests/s):`);
-    row('', (orders) => (orders.amm === 'on' ? 'AMM on (default)' : 'AMM off'));
+    row('', (orders) => (orders.amm === 'on' ? 'AMM on (default)' : orders.label));
     row('placements/s, closed loop', (orders) => fmtInt(orders.closed.placementsPerS));
     row('requests/s, closed loop', (orders) => fmtInt(orders.closed.requestsPerS));
     row('ratio to hello-world', (orders) => (orders.closed.placementsPerS / hello.perS).toFixed(2));
@@ -779,6 +903,12 @@ try {
     row(`sent/s of ${fmtInt(pacedRate)}/s offered, p99 (ms)`, (orders) => `${fmtInt(orders.paced.requestsPerS)}, ${ms(fig(orders.paced, 'latencyP99Us'))}`);
     row('half rate/s offered, p50 / p99 (ms)', (orders) => `${fmtInt(orders.halfRate)}: ${ms(fig(orders.half, 'latencyP50Us'))} / ${ms(fig(orders.half, 'latencyP99Us'))}`);
     row('cpu, closed loop: main thread / process', (orders) => `${cores(orders.closed.run.serverMainCores)} / ${cores(orders.closed.run.serverCores)}`);
+    row('cpu µs per request: main / other threads / wrk', (orders) => {
+      const run = orders.closed;
+      return `${usPer(run.run.serverMainCores, run.requestsPerS)} / ${usPer(run.run.serverCores - run.run.serverMainCores, run.requestsPerS)} / ${usPer(run.run.wrkCores, run.requestsPerS)}`;
+    });
+    row('ratio if limited by CPU alone', (orders) => cpuRatio(orders.closed, hello).toFixed(2));
+    row('placements/s two cores would carry', (orders) => fmtInt(twoCorePlacementsPerS(orders.closed)));
     row('commands per journal batch, closed loop', (orders) => (orders.closed.run.durableCommands / Math.max(1, orders.closed.run.durableBatches)).toFixed(1));
     row('AMM quotes journaled/s, closed loop', (orders) => fmtInt(orders.closed.run.ammQuotes / orders.closed.run.seconds));
     row('IOC fills against venues, closed loop', (orders) => pct(fig(orders.closed, 'iocVenueFills'), fig(orders.closed, 'iocFills') + fig(orders.closed, 'iocVenueFills')));
@@ -787,21 +917,23 @@ try {
   log(`total bench time ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`);
   const problems = [
     ...measured.flatMap((orders) => [
-      failureProblem(orders.closed, `${ammLabel(orders.amm)}, closed-loop run`),
-      failureProblem(orders.paced, `${ammLabel(orders.amm)}, run at ${pacedRate}/s`),
-      failureProblem(orders.half, `${ammLabel(orders.amm)}, run at ${orders.halfRate}/s`),
+      failureProblem(orders.closed, `${orders.label}, closed-loop run`),
+      failureProblem(orders.paced, `${orders.label}, run at ${pacedRate}/s`),
+      failureProblem(orders.half, `${orders.label}, run at ${orders.halfRate}/s`),
       bookProblem(orders),
     ]),
     hello.run.figures['non2xx']! + socketErrors(hello.run.figures) > 0 ? 'hello-world: some requests failed' : null,
   ].filter((problem): problem is string => problem !== null);
   if (values.json) {
     const on = measured.find((orders) => orders.amm === 'on');
-    const off = measured.find((orders) => orders.amm === 'off');
+    const off = measured.find((orders) => orders.amm === 'off' && !orders.baseline);
+    const baseline = measured.find((orders) => orders.baseline);
     console.log(
       JSON.stringify({
         ...(on === undefined ? {} : { amm_on: configJson(on, hello) }),
         ...(off === undefined ? {} : { amm_off: configJson(off, hello) }),
         ...(on === undefined || off === undefined ? {} : { orders_ratio_amm_on_to_off: round(on.closed.placementsPerS / off.closed.placementsPerS, 3) }),
+        ...(baseline === undefined ? {} : { baseline_amm_off: configJson(baseline, hello) }),
         hello_per_s: Math.round(hello.perS),
         hello_p50_ms: round(hello.run.figures['latencyP50Us']! / 1000, 3),
         hello_p99_ms: round(hello.run.figures['latencyP99Us']! / 1000, 3),

@@ -153,9 +153,12 @@ export function buildServer(): void {
   if (built.status !== 0) throw new Error('the server bundle did not build (scripts/build.mjs)');
 }
 
-/** Node's arguments that run the order server; with a `profileDir`, under the CPU profiler writing there. */
-export function serverNodeArgs(profileDir: string | null): string[] {
-  return [...(profileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]), serverBundle];
+/**
+ * Node's arguments that run the order server (this checkout's bundle, or another build's); with a
+ * `profileDir`, under the CPU profiler writing there.
+ */
+export function serverNodeArgs(profileDir: string | null, bundle = serverBundle): string[] {
+  return [...(profileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]), bundle];
 }
 
 /**
@@ -163,12 +166,30 @@ export function serverNodeArgs(profileDir: string | null): string[] {
  * own directory, and prints where; returns the copy's path.
  */
 export function keepCpuProfile(profileDir: string, prefix: string): string {
-  const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
-  if (file === undefined) throw new Error('the server wrote no CPU profile');
-  const kept = join(os.tmpdir(), `${prefix}-${Date.now()}.cpuprofile`);
-  copyFileSync(join(profileDir, file), kept);
-  log(`server CPU profile (kept): ${kept}`);
-  return kept;
+  return keepCpuProfiles(profileDir, prefix).main;
+}
+
+/**
+ * Node writes one profile per thread (CPU.<date>.<time>.<pid>.<thread id>.<n>.cpuprofile): the main
+ * thread's has thread id 0, each worker thread's (the read models' writer, the AMM workers) its own.
+ * Copies them all to the system's tmp like `keepCpuProfile`; returns the main thread's and the workers'.
+ */
+export function keepCpuProfiles(profileDir: string, prefix: string): { main: string; workers: string[] } {
+  const files = readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'));
+  const threadOf = (name: string): number => Number(name.split('.')[4] ?? '0');
+  const mainFile = files.find((name) => threadOf(name) === 0) ?? files[0];
+  if (mainFile === undefined) throw new Error('the server wrote no CPU profile');
+  const stamp = Date.now();
+  const keep = (name: string, suffix: string): string => {
+    const kept = join(os.tmpdir(), `${prefix}${suffix}-${stamp}.cpuprofile`);
+    copyFileSync(join(profileDir, name), kept);
+    return kept;
+  };
+  const main = keep(mainFile, '');
+  log(`server CPU profile (kept): ${main}`);
+  const workers = files.filter((name) => name !== mainFile).map((name) => keep(name, `-thread-${threadOf(name)}`));
+  for (const worker of workers) log(`worker thread CPU profile (kept): ${worker}`);
+  return { main, workers };
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -390,8 +411,7 @@ function shortPath(urlOrPath: string): string {
  * Maps a position in the server bundle (serverBundle, what `npm start` runs) back to its source file and
  * line through the bundle's source map; null for code outside the bundle, which is shown as it is.
  */
-function bundlePositions(): (url: string, line: number, column: number) => SourcePosition | null {
-  const bundle = join(root, serverBundle);
+function bundlePositions(bundle: string): (url: string, line: number, column: number) => SourcePosition | null {
   const map = new SourceMap(JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]);
   return (url, line, column) => {
     if (url !== `file://${bundle}`) return null;
@@ -412,15 +432,15 @@ const profileRows = 16;
  * send under them, JSON, hashing) is counted in the function that called it; `(idle)` is the thread
  * waiting in epoll.
  */
-export function cpuProfileSummary(path: string, label: string, fromUs: number, toUs: number): string[] {
-  return cpuProfileSummaryOf(path, label, [[fromUs, toUs]]);
+export function cpuProfileSummary(path: string, label: string, fromUs: number, toUs: number, bundle = join(root, serverBundle)): string[] {
+  return cpuProfileSummaryOf(path, label, [[fromUs, toUs]], bundle);
 }
 
 /** The same over several windows (bench:ws times the order server in turns with its baseline). */
-export function cpuProfileSummaryOf(path: string, label: string, windows: ReadonlyArray<readonly [number, number]>): string[] {
+export function cpuProfileSummaryOf(path: string, label: string, windows: ReadonlyArray<readonly [number, number]>, bundle = join(root, serverBundle)): string[] {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const positionOf = bundlePositions();
+  const positionOf = bundlePositions(bundle);
   const byFunction = new Map<string, number>();
   const byFile = new Map<string, number>();
   const add = (counts: Map<string, number>, key: string): void => void counts.set(key, (counts.get(key) ?? 0) + 1);

@@ -6,7 +6,11 @@
  * and calls back only once the batch holding the frame is written and fdatasync'd; the batch's events are
  * released to `onDurable` at the same moment (no output before the journal). While one batch is being
  * synced the next one fills (group commit, pipelined): the disk sees one write and one sync per batch,
- * however many commands it holds.
+ * however many commands it holds. When a batch becomes durable, the batch that filled meanwhile is
+ * handed to the disk first and only then is the durable one released and answered, so that the disk
+ * syncs while the thread writes the answers (bench:http: answering a batch of about 50 orders took 0.9 ms
+ * of a 2.1 ms cycle, and the disk sat idle through it). Three batches take turns: one filling, one
+ * syncing, one being answered.
  *
  * A command the engine refuses changed nothing, so it takes no seq, writes no frame and is answered at
  * once. Batches are bounded in commands and bytes: when the filling batch is full the command is refused
@@ -139,16 +143,37 @@ class Batch implements DurableBatch {
     this.batchResults.clear();
   }
 
+  /**
+   * Every consumer of a durable batch (the read models, the market data, each module's view) reads it
+   * through here, so the relay to `visit` is one function made with the batch, told the seq and time of
+   * the command being read through fields, rather than a closure per command and consumer.
+   */
   forEachEvent(visit: (event: EngineEvent, seq: number, ts: number) => void): void {
+    // A consumer may read the batch again from inside its visitor: the outer reading's state is restored.
+    const outerVisit = this.visit;
+    const outerSeq = this.visitSeq;
+    const outerTs = this.visitTs;
+    this.visit = visit;
     let start = 0;
-    for (let index = 0; index < this.count; index++) {
-      const end = this.eventEnds[index]!;
-      const seq = this.firstSeq + index;
-      const ts = this.timestamps[index]!;
-      this.reader.read(this.tape, start, end, (event) => visit(event, seq, ts));
-      start = end;
+    try {
+      for (let index = 0; index < this.count; index++) {
+        const end = this.eventEnds[index]!;
+        this.visitSeq = this.firstSeq + index;
+        this.visitTs = this.timestamps[index]!;
+        this.reader.read(this.tape, start, end, this.relay);
+        start = end;
+      }
+    } finally {
+      this.visit = outerVisit;
+      this.visitSeq = outerSeq;
+      this.visitTs = outerTs;
     }
   }
+
+  private visit: ((event: EngineEvent, seq: number, ts: number) => void) | null = null;
+  private visitSeq = 0;
+  private visitTs = 0;
+  private readonly relay = (event: EngineEvent): void => this.visit!(event, this.visitSeq, this.visitTs);
 }
 
 export class Sequencer {
@@ -166,7 +191,8 @@ export class Sequencer {
   private flushStartedMs = 0;
   private readonly reader = new TapeReader();
   private filling: Batch;
-  private spare: Batch;
+  /** Batches not in use (at most two: the third is filling). */
+  private readonly spares: Batch[];
   private flushing: Batch | null = null;
   private flushScheduled = false;
   private failure: Error | null = null;
@@ -186,7 +212,7 @@ export class Sequencer {
     this.batchCommandsMax = options.batchCommandsMax ?? defaultBatchCommandsMax;
     this.batchBytesMax = options.batchBytesMax ?? defaultBatchBytesMax;
     this.filling = new Batch(this.reader);
-    this.spare = new Batch(this.reader);
+    this.spares = [new Batch(this.reader), new Batch(this.reader)];
     this.outcome = new Outcome(this.reader);
     this.immediate = new Outcome(this.reader);
   }
@@ -291,7 +317,7 @@ export class Sequencer {
       this.notifyDrained();
       return;
     }
-    this.filling = this.spare;
+    this.filling = this.spares.pop() ?? new Batch(this.reader);
     this.flushing = batch;
     if (this.journalWriteObserver !== null) this.flushStartedMs = performance.now();
     this.options.writer.append(batch.encoder.bytes(), batch.firstSeq, (error) => this.flushed(batch, error));
@@ -311,6 +337,10 @@ export class Sequencer {
     this.durableSeq = batch.lastSeq;
     this.durableBatches++;
     this.durableCommands += batch.count;
+    // The next batch goes to the disk before this one is answered. Its write ends in a later turn of the
+    // event loop, so this batch's consumers and submitters still see the batches in seq order; a write
+    // that fails at once fails only that batch and the filling one, and this one is still answered.
+    if (this.filling.count > 0) this.flush();
     this.options.onDurable?.(batch);
     const outcome = this.outcome;
     let start = 0;
@@ -329,9 +359,10 @@ export class Sequencer {
       start = end;
     }
     batch.reset();
-    this.spare = batch;
+    this.spares.push(batch);
     this.options.afterDurable?.(this.durableSeq);
-    if (this.filling.count > 0) this.flush();
+    // Commands submitted by the callbacks above, when no batch was syncing.
+    if (this.flushing === null && this.filling.count > 0) this.flush();
     else this.notifyDrained();
   }
 
