@@ -165,6 +165,8 @@ export class EngineState {
   readonly liveVenueLevels = new LiveVenueLevels();
   readonly paperVirtual = new VirtualLevels();
   /** Live trades of the command being applied, for resting paper orders: pair index, price, lots. */
+  /** Prints noted so far in this command (the arrays below are reused: truncating an array costs a runtime call). */
+  printCount = 0;
   readonly printPairs: number[] = [];
   readonly printPrices: number[] = [];
   readonly printLots: number[] = [];

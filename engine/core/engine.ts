@@ -89,7 +89,7 @@ export class Engine extends EngineState implements DomainPort {
     this.nowMs = command.ts;
     const result = this.dispatch(command);
     // Trades only happen in accepted commands; resting paper orders see this command's live prints now.
-    if (this.printPairs.length > 0) fillPaperOnPrints(this);
+    if (this.printCount > 0) fillPaperOnPrints(this);
     return result;
   }
 

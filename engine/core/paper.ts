@@ -27,7 +27,7 @@ import { emitAmmFill, settleOutside } from './venues/outside.ts';
  * last price follows the live one, so paper stops trigger on live prints too.
  */
 export function fillPaperOnPrints(engine: EngineState): void {
-  for (let index = 0; index < engine.printPairs.length; index++) {
+  for (let index = 0; index < engine.printCount; index++) {
     const context = engine.contexts[engine.printPairs[index]! * 2 + 1]!;
     const priceTicks = engine.printPrices[index]!;
     const lots = engine.printLots[index]!;
@@ -37,9 +37,7 @@ export function fillPaperOnPrints(engine: EngineState): void {
     context.book.match(0, priceTicks, lots, noAccount, SelfTradePrevention.none, engine.paperPrints);
     triggerStops(engine, context);
   }
-  engine.printPairs.length = 0;
-  engine.printPrices.length = 0;
-  engine.printLots.length = 0;
+  engine.printCount = 0;
 }
 
 /**

@@ -8,7 +8,8 @@ import type { EngineState } from '../engine-state.ts';
 /** Notes a live trade of the command being applied, for the resting paper orders of its pair. */
 export function recordPrint(engine: EngineState, pairIndex: number, priceTicks: number, lots: number): void {
   if (!engine.paperSeesLiveBook) return;
-  engine.printPairs.push(pairIndex);
-  engine.printPrices.push(priceTicks);
-  engine.printLots.push(lots);
+  const index = engine.printCount++;
+  engine.printPairs[index] = pairIndex;
+  engine.printPrices[index] = priceTicks;
+  engine.printLots[index] = lots;
 }
