@@ -9,6 +9,8 @@ import type { Pair } from '../units.ts';
 
 /** Fee owed when an order's cumulative notional grows from `before` to `before + notional`. */
 export function feeIncrement(beforeAtoms: number, notionalAtoms: number, feeBps: number): number {
+  // A zero rate (the default maker fee) owes nothing: skip four divisions per fill.
+  if (feeBps === 0) return 0;
   return feeCap(beforeAtoms + notionalAtoms, feeBps) - feeCap(beforeAtoms, feeBps);
 }
 
