@@ -46,6 +46,7 @@ import { McpService } from './mcp/mcp-server.ts';
 import type { ServerReplication } from './cluster/view.ts';
 import { replicationSettings } from './cluster/settings.ts';
 import { runClusterNode } from './cluster/node.ts';
+import { closeOnSignals } from './shutdown.ts';
 
 export interface RunningServer {
   readonly port: number;
@@ -202,18 +203,7 @@ async function main(): Promise<void> {
     return runClusterNode(config, log, (replication, clock) => startServer(config, log, clock, replication));
   }
   const server = await startServer(config, log);
-  const stop = (signal: string): void => {
-    log('shutdown', { signal });
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log('shutdown_failed', { error: String(error) });
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  closeOnSignals(log, () => server.close());
 }
 
 const entry = process.argv[1];

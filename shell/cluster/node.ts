@@ -11,6 +11,7 @@ import { defaultMarketsPath, loadMarkets } from '../../engine/runtime/markets.ts
 import { ReplicaNode } from '../../engine/runtime/replication/replica-node.ts';
 import type { Config } from '../config.ts';
 import type { Log } from '../log.ts';
+import { closeOnSignals } from '../shutdown.ts';
 import type { StartLeader } from './view.ts';
 import { replicationSettings } from './settings.ts';
 import { startStandbyServer } from './standby-server.ts';
@@ -36,27 +37,18 @@ export async function runClusterNode(config: Config, log: Log, startLeader: Star
   const standby = await startStandbyServer(config.host, config.port, node, settings.nodeId, settings.advertiseUrl);
   log('standby', { node: settings.nodeId, nats_url: settings.natsUrl, stream: settings.stream, port: standby.port, seq: node.durable.sequencer.lastSeq });
   let server: Awaited<ReturnType<StartLeader>> | null = null;
-  let stopping: Promise<void> | null = null;
-  const stop = (signal: string): void => {
-    log('shutdown', { signal, role: node.role });
-    stopping ??= (async () => {
+  const shutdown = closeOnSignals(
+    log,
+    async () => {
       standby.close();
       if (server !== null) await server.close();
       await node.close();
-    })();
-    stopping.then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log('shutdown_failed', { error: String(error) });
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+    },
+    () => ({ role: node.role }),
+  );
   await node.start();
   await node.becameLeader;
-  if (stopping !== null) return;
+  if (shutdown.requested) return;
   standby.close();
   // Commands are stamped with the wall clock, never behind the last command of the previous leader.
   let lastTs = node.lastCommandTs;
