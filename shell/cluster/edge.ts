@@ -14,7 +14,7 @@
  * sets every seq to 0 and counts from there, as the new leader does. An edge that joins in the middle of an
  * epoch reads the leader's positions (its durable seq and every topic's seq there, put beside the lease
  * every 250 ms) and applies the stream only up to that seq before it takes them, so it meets them exactly;
- * it serves (listens) only once its seqs are the leader's. When the epoch changes under clients, the edge
+ * it serves (listens) only once its seqs are the leader's and it has caught up with the stream's tail. When the epoch changes under clients, the edge
  * closes their connections (1012): their seqs belong to the old leader.
  *
  * Routes: GET routes without credentials (auth `none` or `optional`) are served from the edge's own read
@@ -139,6 +139,10 @@ class Edge implements ServerEdge {
     // A quiet leader appends nothing: the edge then takes its positions where it stands.
     this.timer = setInterval(() => void this.alignAtRest(), pollMs);
     await this.ready;
+    // Serve only once caught up with the stream as it was when aligned: before that, "live" messages
+    // would be history (an edge starting on an empty journal replays the whole stream).
+    const tail = await node.stream.tail();
+    while (node.streamSeq < tail && !this.closed && node.role === 'standby') await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
 
   private async fetchPositions(): Promise<StreamPositions | null> {
