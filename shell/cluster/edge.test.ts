@@ -97,6 +97,22 @@ async function burst(port: number, alice: Record<string, string>, bob: Record<st
   await Promise.all(requests);
 }
 
+/** A server process (a replicated node, or an edge with `--edge`) on the test's NATS server. */
+function spawnServer(natsUrl: string, root: string, name: string, port: number, args: readonly string[]): ChildProcess {
+  const env = {
+    ...process.env,
+    REPLICATION: 'jetstream',
+    NATS_URL: natsUrl,
+    REPLICATION_NODE_ID: name,
+    PORT: String(port),
+    DATA_DIR: join(root, name),
+    ADMIN_API_KEY: 'admin',
+    AMM_CHAINS: '',
+    PRICE_TICK_MS: '200',
+  };
+  return spawn(process.execPath, ['--import', 'tsx', serverPath, ...args], { env, stdio: 'ignore' });
+}
+
 /** The messages of a channel by seq, from the first seq both lists hold on. */
 function bySeq(messages: Message[]): Map<number, Message> {
   return new Map(messages.filter((message) => message['snapshot'] !== true).map((message) => [message['seq'] as number, message]));
@@ -114,18 +130,7 @@ test('stream edges: the same messages and seqs as the leader, resume by seq on a
   const processes: ChildProcess[] = [];
   const clients: StreamClient[] = [];
   const start = (name: 'leader' | 'a' | 'b'): ChildProcess => {
-    const env = {
-      ...process.env,
-      REPLICATION: 'jetstream',
-      NATS_URL: nats.url,
-      REPLICATION_NODE_ID: name,
-      PORT: String(ports[name]),
-      DATA_DIR: join(root, name),
-      ADMIN_API_KEY: 'admin',
-      AMM_CHAINS: '',
-      PRICE_TICK_MS: '200',
-    };
-    const child = spawn(process.execPath, ['--import', 'tsx', serverPath, ...(name === 'leader' ? [] : ['--edge'])], { env, stdio: 'ignore' });
+    const child = spawnServer(nats.url, root, name, ports[name], name === 'leader' ? [] : ['--edge']);
     processes.push(child);
     return child;
   };
@@ -235,6 +240,70 @@ test('stream edges: the same messages and seqs as the leader, resume by seq on a
       const fromEdge = [...bySeq(again.of(channel)).values()];
       assert.ok(fromEdge.length > 0, `${channel}: messages after the restart`);
       for (const message of fromEdge) assert.deepEqual(message, fromLeader.get(message['seq']), `${channel} seq ${message['seq']} after the restart`);
+    }
+  } finally {
+    for (const client of clients) client.socket.terminate();
+    for (const child of processes) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    nats.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('stream edges: when the leader dies the edge follows the new one, closes its clients, and serves the new leader\'s seqs', { timeout: 120_000 }, async (t) => {
+  if (!natsServerPresent()) {
+    t.diagnostic(natsMissingMessage);
+    assert.notEqual(process.env['REQUIRE_NATS'], '1', `${natsMissingMessage} (REQUIRE_NATS=1)`);
+    return;
+  }
+  const root = mkdtempSync(join(tmpdir(), 'edge-failover-'));
+  const nats = await startLocalNats(root);
+  const ports = { a: await freeLoopbackPort(), b: await freeLoopbackPort(), edge: await freeLoopbackPort() };
+  const processes: ChildProcess[] = [];
+  const clients: StreamClient[] = [];
+  const start = (name: 'a' | 'b' | 'edge', args: string[]): ChildProcess => {
+    const child = spawnServer(nats.url, root, name, ports[name], args);
+    processes.push(child);
+    return child;
+  };
+  try {
+    const a = start('a', []);
+    await until('a to lead', async () => ((await leaderOf(ports.a))?.role === 'leader' ? true : null), a);
+    const b = start('b', ['--standby']);
+    const edge = start('edge', ['--edge']);
+    await until('b to stand by', async () => ((await leaderOf(ports.b))?.role === 'standby' ? true : null), b);
+    await until('the edge', async () => ((await leaderOf(ports.edge))?.role === 'edge' ? true : null), edge);
+    const before = new StreamClient(ports.edge);
+    clients.push(before);
+    await before.open();
+    const closed = new Promise<number>((resolve) => before.socket.once('close', (code) => resolve(code)));
+
+    a.kill('SIGKILL');
+    await until('b to lead', async () => ((await leaderOf(ports.b))?.role === 'leader' ? true : null), b);
+    // The new leader's first batch (an oracle tick) carries its epoch: the edge starts its seqs again there.
+    assert.equal(await closed, 1012, 'the edge closes connections whose seqs were the old leader\'s');
+    assert.deepEqual((await until('the edge to see the new lease', async () => {
+      const body = await leaderOf(ports.edge);
+      return body?.leader?.node === 'b' ? body : null;
+    })).role, 'edge');
+
+    const alice = await trader(ports.b, 'alice');
+    const bob = await trader(ports.b, 'bob');
+    const onLeader = new StreamClient(ports.b);
+    const onEdge = new StreamClient(ports.edge);
+    clients.push(onLeader, onEdge);
+    await Promise.all([onLeader.open(), onEdge.open()]);
+    for (const client of [onLeader, onEdge]) for (const channel of ['orderbook', 'trades']) client.send({ action: 'subscribe', channel });
+    await until('the subscriptions', () => (onLeader.of('orderbook').length > 0 && onEdge.of('orderbook').length > 0 ? true : null));
+    await burst(ports.b, alice, bob, 1);
+    const lastTrade = await until('trades on the new leader', () => (onLeader.of('trades').length > 0 ? (onLeader.of('trades').at(-1)!['seq'] as number) : null));
+    await until('the edge to deliver them', () => (onEdge.of('trades').some((message) => message['seq'] === lastTrade) ? true : null));
+    // The first trades since b began: seq 1 on both.
+    assert.equal(onLeader.of('trades')[0]!['seq'], 1);
+    for (const channel of ['orderbook', 'trades']) {
+      const fromLeader = bySeq(onLeader.of(channel));
+      const fromEdge = [...bySeq(onEdge.of(channel)).values()];
+      assert.ok(fromEdge.length > 0, `${channel}: messages from the edge`);
+      for (const message of fromEdge) assert.deepEqual(message, fromLeader.get(message['seq']), `${channel} seq ${message['seq']} as on the new leader`);
     }
   } finally {
     for (const client of clients) client.socket.terminate();
