@@ -104,6 +104,8 @@ export class ReplicaNode {
         clock: () => (node === null ? (options.wallClock ?? Date.now)() : node.clock()),
         wrapWriter: (local) => (writer = new ReplicatedWriter(local, options.settings.ack, (error) => node?.fence(error))),
       });
+      // An edge's commands come only from the stream: whatever else in its process would make one is refused.
+      if (options.edge !== undefined) durable.refuseCommands('a stream edge takes no commands: send them to the leader');
       node = new ReplicaNode(options, stream, durable, writer!);
       return node;
     } catch (error) {
