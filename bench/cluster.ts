@@ -24,7 +24,7 @@
  * own timestamp (the command's time on the leader, the same clock: milliseconds); delivered msgs/s counts
  * trade frames received in the timed window. Every process here shares this machine's two cores with the
  * subscribers' own process, so the figures say what the pipeline does on one box, not an edge's capacity
- * (README, "Stream edges", the projection).
+ * (README, "Replication (NATS JetStream)": the fan-out figures and the projection).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

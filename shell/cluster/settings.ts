@@ -45,7 +45,7 @@ export function replicationSettings(config: Config): ReplicationSettings | null 
   };
 }
 
-/** Stream settings of every server, and of edges in particular (README, "Stream edges"). */
+/** Stream settings of every server, and of stream edges in particular (README, "Replication (NATS JetStream)"). */
 export interface EdgeSettings {
   /** Messages kept per exchange-stream topic for resuming by seq (0: no resume). */
   readonly resumeMessagesMax: number;
