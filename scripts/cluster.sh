@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A replicated pair on this machine (README, "Replication (NATS JetStream)"): a nats-server with JetStream
-# on loopback, a leader and a standby, each with its own data directory under CLUSTER_DIR. Ctrl-C stops all
-# three (the servers shut down cleanly; the leader gives its lease up).
+# on loopback, a leader, a standby and EDGES stream edges, each with its own data directory under
+# CLUSTER_DIR. Ctrl-C stops them all (the servers shut down cleanly; the leader gives its lease up).
 #
-#   npm run cluster                  (CLUSTER_DIR=./data/cluster NATS_PORT=4222 LEADER_PORT=8080 STANDBY_PORT=8081)
+#   npm run cluster                  (CLUSTER_DIR=./data/cluster NATS_PORT=4222 LEADER_PORT=8080 STANDBY_PORT=8081
+#                                     EDGES=2 EDGE_PORT=8090: edges on 8090, 8091, ...)
 #
 # Every other setting (ADMIN_API_KEY, REPLICATION_LEASE_TTL_MS, ...) is passed on from the environment.
 set -euo pipefail
@@ -16,6 +17,8 @@ CLUSTER_DIR=${CLUSTER_DIR:-./data/cluster}
 NATS_PORT=${NATS_PORT:-4222}
 LEADER_PORT=${LEADER_PORT:-8080}
 STANDBY_PORT=${STANDBY_PORT:-8081}
+EDGES=${EDGES:-2}
+EDGE_PORT=${EDGE_PORT:-8090}
 mkdir -p "$CLUSTER_DIR"
 node scripts/build.mjs
 
@@ -50,5 +53,11 @@ leader_ready="fetch('http://127.0.0.1:$LEADER_PORT/leader').then(r=>r.json()).th
 wait_for "the leader" "$leader_ready"
 PORT=$STANDBY_PORT DATA_DIR="$CLUSTER_DIR/b" REPLICATION_NODE_ID=b node --enable-source-maps dist/shell/server.mjs --standby &
 pids+=($!)
-echo "cluster: nats-server on $NATS_PORT, leader a on $LEADER_PORT, standby b on $STANDBY_PORT (GET /leader on either)" >&2
+edge_ports=""
+for ((i = 0; i < EDGES; i++)); do
+  PORT=$((EDGE_PORT + i)) DATA_DIR="$CLUSTER_DIR/edge-$i" REPLICATION_NODE_ID="edge-$i" node --enable-source-maps dist/shell/server.mjs --edge &
+  pids+=($!)
+  edge_ports="$edge_ports $((EDGE_PORT + i))"
+done
+echo "cluster: nats-server on $NATS_PORT, leader a on $LEADER_PORT, standby b on $STANDBY_PORT, edges on${edge_ports:- (none)} (GET /leader on any)" >&2
 wait

@@ -43,10 +43,11 @@ import type { TopicStream } from './ws/topic-stream.ts';
 import { PrivateStream, privateStreamPath } from './ws/private-stream.ts';
 import { platformDomains } from '../engine/domains/index.ts';
 import { McpService } from './mcp/mcp-server.ts';
-import type { ServerReplication } from './cluster/view.ts';
-import { replicationSettings } from './cluster/settings.ts';
+import type { ServerEdge, ServerReplication } from './cluster/view.ts';
+import { edgeSettings, replicationSettings } from './cluster/settings.ts';
 import { runClusterNode } from './cluster/node.ts';
 import { closeOnSignals } from './shutdown.ts';
+import { edgeRoute, positionsJson, runEdge } from './cluster/edge.ts';
 
 export interface RunningServer {
   readonly port: number;
@@ -68,9 +69,11 @@ export function buildRouteTable(instances: readonly ModuleInstance[], discovery:
 
 /**
  * `clock` is the runtime's only clock (milliseconds); tests pass a fixed one. `replication` is given by
- * a replicated node that took the lease; the embedded default has none.
+ * a replicated node that took the lease; the embedded default has none. `edge` makes the server a stream
+ * edge (shell/cluster/edge.ts): its engine follows the journal stream, it serves the public read routes
+ * and streams, answers every other route 503 NOT_LEADER, and makes no commands of its own.
  */
-export async function startServer(config: Config, log: Log, clock: () => number = Date.now, replication?: ServerReplication): Promise<RunningServer> {
+export async function startServer(config: Config, log: Log, clock: () => number = Date.now, replication?: ServerReplication, edge?: ServerEdge): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
   const marketsPath = defaultMarketsPath;
   const markets = loadMarkets(marketsPath);
@@ -90,22 +93,31 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   // come before the market data, whose price and market messages carry their 24-hour figures.
   const durableFeeds: Array<(batch: DurableBatch) => void> = [(batch) => readModels.applyBatch(batch), (batch) => tickers.applyBatch(batch)];
   const app = uWS.App();
-  const stream = new ExchangeStream(app, { markets, log, backpressureBytes: config.wsBackpressureBytes, connectionsMax: config.wsConnectionsMax });
-  const durable = DurableEngine.open({
+  const stream = new ExchangeStream(app, {
+    markets,
+    log,
+    backpressureBytes: config.wsBackpressureBytes,
+    connectionsMax: config.wsConnectionsMax,
+    resumeMessagesMax: edgeSettings(config).resumeMessagesMax,
+    retainAll: edge !== undefined,
+  });
+  const durableOptions = {
     dataDir: config.dataDir,
     engine: { markets, domains: platformDomains },
     syncMode: config.journalSync,
     snapshotEveryCommands: config.snapshotEveryCommands,
     snapshotEveryMs: config.snapshotEveryMs,
-    clock,
     log,
-    onDurable: (batch) => {
+    onDurable: (batch: DurableBatch) => {
       for (const feed of durableFeeds) feed(batch);
     },
     // The read models get again what a crash took from them before the engine takes new commands.
     replayFeed: readModels.replayFeed(),
-    ...(replication === undefined ? {} : { wrapWriter: replication.wrapWriter }),
-  });
+  };
+  const durable =
+    edge === undefined
+      ? DurableEngine.open({ ...durableOptions, clock, ...(replication === undefined ? {} : { wrapWriter: replication.wrapWriter }) })
+      : await edge.openDurable(durableOptions);
   readModels.finishReplay(durable.recovery.lastSeq);
   const amm = new AmmManager({
     durable,
@@ -139,10 +151,11 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   ];
   const paperFunding = parsePaperBalances(config.paperBalances, markets);
   const funding = { chains, addresses: new WithdrawalAddresses(db, chains, clock), depositSecret: namedSecret(db, 'deposit') };
-  const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, amm, timers, venues, paperFunding, streamConnections, streamFigures, clock, log, identity: { db, tokens, keys, twoFactor }, funding, ...(replication === undefined ? {} : { cluster: replication.view }) };
+  const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, amm, timers, venues, paperFunding, streamConnections, streamFigures, clock, log, identity: { db, tokens, keys, twoFactor }, funding, ...(replication === undefined ? {} : { cluster: replication.view }), ...(edge === undefined ? {} : { cluster: edge.view }) };
   const authenticator = new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey, new SignatureGuard(auth.signatureWindowMs, clock));
   privateStream = new PrivateStream({ context, authenticator, backpressureBytes: config.wsBackpressureBytes, connectionsMax: config.wsConnectionsMax });
-  privateStream.mount(app);
+  // The private stream needs credentials: an edge serves public streams only.
+  if (edge === undefined) privateStream.mount(app);
   const ownStream = privateStream;
   durableFeeds.push((batch) => ownStream.onDurable(batch));
   const instances = shellModules.map((module) => module.create(context));
@@ -153,13 +166,26 @@ export async function startServer(config: Config, log: Log, clock: () => number 
   const streams = instances.flatMap((instance) => instance.streams ?? []);
   for (const moduleStream of streams) moduleStream.mount(app);
   moduleStreams = streams;
-  const table = buildRouteTable(instances, { env: config.env, streamPatterns: [exchangeStreamPath, privateStreamPath, ...streams.map((moduleStream) => moduleStream.path)] });
+  const table = buildRouteTable(edge === undefined ? instances : instances.map((instance) => ({ ...instance, routes: instance.routes.map((route) => edgeRoute(route, edge.view)) })), { env: config.env, streamPatterns: [exchangeStreamPath, privateStreamPath, ...streams.map((moduleStream) => moduleStream.path)] });
   // The MCP endpoint: uWS matches the exact path /mcp/v1 before the table's wildcard (/mcp/v1/register stays a route).
-  const mcp = McpService.mount(app, table, config.env, config.bodyBytesMax, clock, log);
+  const mcp = edge === undefined ? McpService.mount(app, table, config.env, config.bodyBytesMax, clock, log) : null;
   table.mount(app, { bodyBytesMax: config.bodyBytesMax, authenticator, log });
-  amm.start();
-  timers.start();
-  for (const instance of instances) await instance.start?.(table);
+  // An edge makes no commands (no AMM quotes, timers, oracle ticks or seeding): it applies the leader's.
+  if (edge === undefined) {
+    amm.start();
+    timers.start();
+    for (const instance of instances) await instance.start?.(table);
+  } else await edge.follow({ exchange: stream, marketData, topics: streams });
+  // A leader puts its stream positions beside its lease, where edges that join read them.
+  let positionsTimer: NodeJS.Timeout | null = null;
+  if (replication !== undefined) {
+    const put = (): void => {
+      const json = positionsJson({ epoch: replication.epoch, seq: durable.sequencer.durableSeq, marketData, topics: streams });
+      replication.putPositions(json).catch((error: unknown) => log('replication_positions_failed', { error: String(error) }));
+    };
+    put();
+    positionsTimer = setInterval(put, replication.positionsEveryMs);
+  }
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
     app.listen(config.host, config.port, (socket) => (socket === false ? reject(new Error(`cannot listen on ${config.host}:${config.port}`)) : resolve(socket)));
   });
@@ -173,7 +199,8 @@ export async function startServer(config: Config, log: Log, clock: () => number 
     close: () => {
       closing ??= (async () => {
         uWS.us_listen_socket_close(listenSocket);
-        await mcp.close();
+        if (positionsTimer !== null) clearInterval(positionsTimer);
+        await mcp?.close();
         stream.closeAll();
         // Before the sequencer closes: connections with cancel_on_disconnect journal their cancels.
         ownStream.closeAll();
@@ -182,7 +209,8 @@ export async function startServer(config: Config, log: Log, clock: () => number 
         await amm.close();
         // No RunTimers may be enqueued into a closing sequencer.
         timers.stop();
-        await durable.close();
+        if (edge === undefined) await durable.close();
+        else await edge.close();
         for (const instance of instances) await instance.close?.();
         await readModels.close();
         db.close();
@@ -199,6 +227,8 @@ async function main(): Promise<void> {
   const config = loadConfig();
   // REPLICATION=jetstream (or `npm run standby`): a node of a replicated pair, which serves as this
   // server once it holds the lease (shell/cluster/node.ts). Otherwise the embedded single process.
+  // `npm run edge`: a stream edge following the journal stream (shell/cluster/edge.ts).
+  if (process.argv.includes('--edge')) return runEdge(config, log, (edge) => startServer(config, log, Date.now, undefined, edge));
   if (process.argv.includes('--standby') || replicationSettings(config) !== null) {
     return runClusterNode(config, log, (replication, clock) => startServer(config, log, clock, replication));
   }

@@ -23,7 +23,8 @@ import { useRulesOf } from '../journal/rules.ts';
 import { SegmentWriter, defaultSegmentBytesMax, listSegments, type SyncMode } from '../journal/segments.ts';
 import { encodeSnapshot, loadNewestSnapshot, pruneSnapshots, writeSnapshotFile } from '../journal/snapshot-file.ts';
 import { platformDomains } from '../domains/index.ts';
-import { Sequencer, type DurableBatch, type JournalWriter, type OutcomeCallback, type Submission } from './sequencer.ts';
+import { Outcome, Sequencer, SequencerClosedError, type DurableBatch, type JournalWriter, type OutcomeCallback, type Submission } from './sequencer.ts';
+import { TapeReader } from './event-tape.ts';
 
 export interface DurableEngineOptions {
   readonly dataDir: string;
@@ -154,11 +155,31 @@ export class DurableEngine {
     return new DurableEngine(options, engine, writer, recovery);
   }
 
+  /** Why `submit` and `enqueue` refuse every command, or null while they take commands. */
+  private commandsRefused: string | null = null;
+
+  /**
+   * Refuses every command from now on, through `submit` and `enqueue`, as a closed sequencer does: a
+   * stream edge, whose commands come only from the journal stream (its follower feeds the sequencer
+   * itself), so that nothing in the server (a module reacting to a durable batch) journals its own.
+   */
+  refuseCommands(reason: string): void {
+    this.commandsRefused = reason;
+  }
+
   submit(command: Command): Promise<Submission> {
+    if (this.commandsRefused !== null) return Promise.reject(new SequencerClosedError(this.commandsRefused));
     return this.sequencer.submit(command);
   }
 
   enqueue(command: Command, done: OutcomeCallback, token?: unknown): void {
+    if (this.commandsRefused !== null) {
+      const outcome = new Outcome(new TapeReader());
+      outcome.result = Result.invalidCommand;
+      outcome.token = token;
+      outcome.error = new SequencerClosedError(this.commandsRefused);
+      return done(outcome);
+    }
     this.sequencer.enqueue(command, done, token);
   }
 

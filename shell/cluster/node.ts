@@ -56,6 +56,9 @@ export async function runClusterNode(config: Config, log: Log, startLeader: Star
   server = await startLeader(
     {
       wrapWriter: (local) => node.leaderWriter(local),
+      putPositions: (json) => node.stream.putPositions(json),
+      epoch: node.stream.epoch,
+      positionsEveryMs: Math.max(50, Math.min(250, Math.floor(settings.leaseRenewMs / 2))),
       view: { nodeId: settings.nodeId, url: settings.advertiseUrl, role: () => node.role, leader: () => node.leader, streamSeq: () => node.streamSeq },
     },
     clock,

@@ -13,8 +13,8 @@ import { opsTag } from '../ops/routes.ts';
 export const leaderSchema = Type.Object(
   {
     replication: Type.Union([Type.Literal('off'), Type.Literal('jetstream')]),
-    /** `single` without replication; a replicated node is `leader`, `standby`, `fenced` (deposed) or `failed`. */
-    role: Type.Union([Type.Literal('single'), Type.Literal('leader'), Type.Literal('standby'), Type.Literal('fenced'), Type.Literal('failed')]),
+    /** `single` without replication; a replicated node is `leader`, `standby`, `edge` (a stream edge), `fenced` (deposed) or `failed`. */
+    role: Type.Union([Type.Literal('single'), Type.Literal('leader'), Type.Literal('standby'), Type.Literal('edge'), Type.Literal('fenced'), Type.Literal('failed')]),
     /** This node's id and advertised URL ('' without replication). */
     node: Type.String(),
     url: Type.String(),

@@ -44,3 +44,13 @@ export function replicationSettings(config: Config): ReplicationSettings | null 
     publishTimeoutMs: integer(env, 'REPLICATION_PUBLISH_TIMEOUT_MS', replicationDefaults.publishTimeoutMs, 100, 60_000),
   };
 }
+
+/** Stream settings of every server, and of stream edges in particular (README, "Replication (NATS JetStream)"). */
+export interface EdgeSettings {
+  /** Messages kept per exchange-stream topic for resuming by seq (0: no resume). */
+  readonly resumeMessagesMax: number;
+}
+
+export function edgeSettings(config: Config): EdgeSettings {
+  return { resumeMessagesMax: integer(config.env, 'WS_RESUME_MESSAGES', 256, 0, 65_536) };
+}

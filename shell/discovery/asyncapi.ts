@@ -137,10 +137,11 @@ export const streamCatalogue: Readonly<Record<string, StreamSpec>> = {
     id: 'exchange',
     title: 'Exchange pair stream',
     description:
-      'One trading pair of the exchange. Nothing is sent unasked: subscribe to orderbook (a snapshot with up to 5000 levels a side, then one delta per durable batch listing every changed level, quantity "0" removing it), trades, prices, market, and hybrid_bbo (the best price a taker gets on each side across the order book and the AMM pools, netted so it is never crossed: a snapshot, then the full top whenever it changes). Paper books are never published.',
+      'One trading pair of the exchange. Nothing is sent unasked: subscribe to orderbook (a snapshot with up to 5000 levels a side, then one delta per durable batch listing every changed level, quantity "0" removing it), trades, prices, market, and hybrid_bbo (the best price a taker gets on each side across the order book and the AMM pools, netted so it is never crossed: a snapshot, then the full top whenever it changes). Paper books are never published. Resume by seq (every channel but hybrid_bbo): a subscribe with from_seq, the last seq the client has of the topic from this server, the leader or any stream edge (they serve the same seqs), is answered subscribed with resumed true and the messages after from_seq, with no snapshot; resumed false means the server no longer holds them and the subscription starts afresh (the orderbook with its snapshot).',
     parameters: { symbol: 'the base token\'s slug, any case (BTC)' },
     channels: ['orderbook', 'trades', 'prices', 'market', 'hybrid_bbo'],
-    echoFields: { symbol: string() },
+    subscribeFields: { from_seq: integer('resume after this seq of the topic (the last one the client has)') },
+    echoFields: { symbol: string(), resumed: { type: 'boolean', description: 'answering a subscribe with from_seq: whether the messages after it follow (no snapshot)' } },
     messages: {
       orderbook_update: {
         summary: 'orderbook: snapshot true once at subscription (seq = the topic\'s current), then deltas (snapshot false) seq + 1, ...',

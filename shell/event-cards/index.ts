@@ -74,6 +74,7 @@ export const eventCardsModule: ShellModule = {
     const cards = loadEventCards(undefined, new Set(loadOracleAssets().map((asset) => asset.symbol)));
     const view = new EventCardsView(context.durable.engine);
     const lister = new Lister(context, cards);
+    let started = false;
 
     const start = async (): Promise<void> => {
       const module = eventCardsOf(context);
@@ -99,9 +100,13 @@ export const eventCardsModule: ShellModule = {
       routes: eventCardsRoutes({ context, view, usdc }),
       onDurable: (batch) => {
         view.onBatch(batch);
-        if (lister.waiting) lister.run();
+        // Only a started module lists cards (a stream edge never starts modules: it makes no commands).
+        if (started && lister.waiting) lister.run();
       },
-      start,
+      start: async () => {
+        started = true;
+        await start();
+      },
     };
   },
 };

@@ -22,6 +22,11 @@ import type { VenueDirectory } from './venue-directory.ts';
 
 export const channels = ['orderbook', 'trades', 'prices', 'market', 'hybrid_bbo'] as const;
 export type Channel = (typeof channels)[number];
+/**
+ * The channels whose seqs follow from the durable batches alone, so that every process applying the same
+ * batches counts them alike (stream edges: shell/cluster/edge.ts); hybrid_bbo counts what was sent.
+ */
+export const durableChannels = ['orderbook', 'trades', 'prices', 'market'] as const satisfies readonly Channel[];
 
 /** Where messages go: the WebSocket layer, which says which topics anyone listens to. */
 export interface StreamSink {
@@ -188,6 +193,33 @@ export class MarketData {
       }
       this.byPairId.set(pair.id, market);
     }
+  }
+
+  /** The current seq of a pair's channel (0 before its first message). */
+  seqOf(pair: Pair, channel: Channel): number {
+    return this.byPairId.get(pair.id)?.seq[channel] ?? 0;
+  }
+
+  /** The seqs of every pair's durable channels, by `slug:channel`. */
+  positions(): Record<string, number> {
+    const positions: Record<string, number> = {};
+    for (const market of this.byPairId.values()) for (const channel of durableChannels) positions[`${market.pair.slug}:${channel}`] = market.seq[channel];
+    return positions;
+  }
+
+  /** Takes another process's seqs at the same durable seq; returns the keys whose seq differed. */
+  setPositions(positions: Readonly<Record<string, number>>): string[] {
+    const differed: string[] = [];
+    for (const market of this.byPairId.values()) {
+      for (const channel of durableChannels) {
+        const key = `${market.pair.slug}:${channel}`;
+        const seq = positions[key];
+        if (seq === undefined || seq === market.seq[channel]) continue;
+        differed.push(key);
+        market.seq[channel] = seq;
+      }
+    }
+    return differed;
   }
 
   /** Applies a durable batch and publishes what it changed. */

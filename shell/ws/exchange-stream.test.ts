@@ -229,3 +229,65 @@ test('a subscriber that stops reading is disconnected once it is past the backpr
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('resume by seq: a subscribe with from_seq gets what followed it without a snapshot, or starts afresh when it is too old', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'stream-resume-'));
+  const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin', WS_RESUME_MESSAGES: '4' }), silentLog);
+  const clients: StreamClient[] = [];
+  try {
+    const alice = await trader(server, 'alice');
+    const bob = await trader(server, 'bob');
+    const first = new StreamClient(server, '/ws/exchange/ETH');
+    clients.push(first);
+    await first.open();
+    for (const channel of ['orderbook', 'trades']) first.send({ action: 'subscribe', channel });
+    await until('the subscriptions', () => first.of('subscribed').length === 2);
+    // Ten trades, one at a time: a resting sell, then a buy taking it.
+    for (let index = 0; index < 10; index++) {
+      const sell = await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'sell', order_type: 'limit', quantity: '0.1', price: '3000' }, alice);
+      assert.equal(sell.status, 201, JSON.stringify(sell.json));
+      const buy = await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'buy', order_type: 'limit', quantity: '0.1', price: '3000' }, bob);
+      assert.equal(buy.status, 201, JSON.stringify(buy.json));
+    }
+    await until('ten trades', () => first.of('trade').length === 10);
+    const lastBook = first.of('orderbook_update').at(-1)!['seq'] as number;
+
+    // Recent enough: the messages after from_seq, the same as the first subscriber got, and no snapshot.
+    const resumed = new StreamClient(server, '/ws/exchange/ETH');
+    clients.push(resumed);
+    await resumed.open();
+    resumed.send({ action: 'subscribe', channel: 'trades', from_seq: 8 });
+    resumed.send({ action: 'subscribe', channel: 'orderbook', from_seq: lastBook - 1 });
+    await until('the resumed messages', () => resumed.of('trade').length === 2 && resumed.of('orderbook_update').length === 1);
+    assert.deepEqual(resumed.of('subscribed').map((message) => [message['channel'], message['resumed']]), [['trades', true], ['orderbook', true]]);
+    assert.deepEqual(resumed.of('trade'), first.of('trade').slice(8));
+    assert.deepEqual(resumed.of('orderbook_update'), [first.of('orderbook_update').at(-1)]);
+
+    // Nothing missed, or ahead of this server: resumed with nothing to send yet.
+    const current = new StreamClient(server, '/ws/exchange/ETH');
+    clients.push(current);
+    await current.open();
+    current.send({ action: 'subscribe', channel: 'trades', from_seq: 12 });
+    await until('the answer', () => current.of('subscribed').length === 1);
+    assert.equal(current.of('subscribed')[0]!['resumed'], true);
+
+    // Too old (only the last WS_RESUME_MESSAGES or so are kept): a fresh subscription, the orderbook with its snapshot.
+    const stale = new StreamClient(server, '/ws/exchange/ETH');
+    clients.push(stale);
+    await stale.open();
+    stale.send({ action: 'subscribe', channel: 'orderbook', from_seq: 0 });
+    stale.send({ action: 'subscribe', channel: 'trades', from_seq: 0 });
+    stale.send({ action: 'subscribe', channel: 'prices', from_seq: -1 });
+    await until('the answers', () => stale.of('subscribed').length === 2 && stale.of('error').length === 1);
+    assert.deepEqual(stale.of('subscribed').map((message) => [message['channel'], message['resumed']]), [['orderbook', false], ['trades', false]]);
+    assert.equal(stale.of('orderbook_update')[0]!['snapshot'], true);
+    assert.equal(stale.of('orderbook_update')[0]!['seq'], lastBook);
+    assert.deepEqual(stale.of('trade'), []);
+    assert.equal(stale.of('error')[0]!['error']['code'], 'VALIDATION_FAILED');
+    assert.match(stale.of('error')[0]!['error']['message'], /^from_seq:/);
+  } finally {
+    for (const client of clients) client.socket.terminate();
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

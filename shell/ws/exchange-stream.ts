@@ -8,6 +8,15 @@
  * server message a binary msgpack frame (clients may send either). Messages are encoded once per topic and
  * encoding, and only for topics someone listens to.
  *
+ * Resume by seq: a subscribe may carry `from_seq`, the seq of the last message the client has of that topic
+ * (from this process or another one serving the same seqs: the leader or a stream edge, shell/cluster/edge.ts).
+ * The server keeps the last WS_RESUME_MESSAGES messages of every durable channel (not hybrid_bbo) of a
+ * topic once someone has subscribed to it (an edge: of every topic); when it still holds everything after
+ * `from_seq`, the answer is `subscribed` with `resumed: true`, then those messages, then the live ones, and
+ * no snapshot. A `from_seq` ahead of this process (it is behind the one the client came from) also resumes:
+ * the messages up to `from_seq` then arrive again, and the client drops them by seq. Otherwise the answer
+ * says `resumed: false` and the subscription starts as a fresh one (the orderbook's snapshot).
+ *
  * Limits: a subscriber that falls more than WS_BACKPRESSURE_BYTES behind is disconnected by uWS (never
  * buffered without bound); at most WS_CONNECTIONS_MAX connections; client messages up to 4 KiB.
  */
@@ -15,7 +24,7 @@ import uWS, { type TemplatedApp, type WebSocket } from 'uWebSockets.js';
 import { encode } from '@msgpack/msgpack';
 import { backlogBytes, readClientFrame, refuseFrame, sendFrame } from './frames.ts';
 import type { Markets, Pair } from '../../engine/core/units.ts';
-import { channels, type Channel, type MarketData, type StreamSink } from '../market/market-data.ts';
+import { channels, durableChannels, type Channel, type MarketData, type StreamSink } from '../market/market-data.ts';
 import { errorBody } from '../http/errors.ts';
 import type { Log } from '../log.ts';
 
@@ -31,6 +40,10 @@ export interface ExchangeStreamOptions {
   readonly log: Log;
   readonly backpressureBytes: number;
   readonly connectionsMax: number;
+  /** Messages kept per topic for resuming by seq (0: no resume). */
+  readonly resumeMessagesMax?: number;
+  /** Keep every topic's messages from the start, not only from its first subscriber (a stream edge). */
+  readonly retainAll?: boolean;
 }
 
 const clientMessageBytesMax = 4096;
@@ -43,8 +56,15 @@ function topic(pair: Pair, channel: Channel, encoding: Encoding): string {
   return `${encoding === 'json' ? 'j' : 'm'}:${pair.slug}:${channel}`;
 }
 
+/** The channels a client can resume by seq: those whose seqs follow from durable batches alone. */
+const resumable: ReadonlySet<string> = new Set(durableChannels);
+
 export class ExchangeStream implements StreamSink {
   private marketData: MarketData | null = null;
+  /** The last messages of each topic (`slug:channel`), oldest first, for resuming by seq. */
+  private readonly history = new Map<string, Array<Record<string, unknown>>>();
+  /** Topics whose messages are kept: someone subscribed to them once. */
+  private readonly retained = new Set<string>();
   private readonly sockets = new Set<WebSocket<Subscriber>>();
   private readonly app: TemplatedApp;
 
@@ -83,15 +103,35 @@ export class ExchangeStream implements StreamSink {
   }
 
   /** Closes every stream connection (1001 going away): the server is shutting down. */
-  closeAll(): void {
-    for (const ws of [...this.sockets]) ws.end(1001, 'server shutting down');
+  closeAll(code = 1001, reason = 'server shutting down'): void {
+    for (const ws of [...this.sockets]) ws.end(code, reason);
   }
 
   listening(pair: Pair, channel: Channel): boolean {
+    if (this.keeps(pair, channel)) return true;
     return this.app.numSubscribers(topic(pair, channel, 'json')) > 0 || this.app.numSubscribers(topic(pair, channel, 'msgpack')) > 0;
   }
 
+  /** Forgets the kept messages (their seqs no longer match the topics': a stream edge took new ones). */
+  resetHistory(): void {
+    this.history.clear();
+  }
+
+  private keeps(pair: Pair, channel: Channel): boolean {
+    if ((this.options.resumeMessagesMax ?? 0) === 0 || !resumable.has(channel)) return false;
+    return this.options.retainAll === true || this.retained.has(`${pair.slug}:${channel}`);
+  }
+
   publish(pair: Pair, channel: Channel, message: Record<string, unknown>): void {
+    if (this.keeps(pair, channel)) {
+      const key = `${pair.slug}:${channel}`;
+      const kept = this.history.get(key) ?? [];
+      if (kept.length === 0) this.history.set(key, kept);
+      kept.push(message);
+      // Trimmed in steps, so that keeping costs no copy per message.
+      const max = this.options.resumeMessagesMax!;
+      if (kept.length >= 2 * max) kept.splice(0, kept.length - max);
+    }
     const jsonTopic = topic(pair, channel, 'json');
     if (this.app.numSubscribers(jsonTopic) > 0) this.app.publish(jsonTopic, JSON.stringify(message), false);
     const msgpackTopic = topic(pair, channel, 'msgpack');
@@ -123,6 +163,21 @@ export class ExchangeStream implements StreamSink {
 
 
 
+  /**
+   * The messages of a topic after `fromSeq` when this process can resume from there (an empty list when
+   * nothing was missed or `fromSeq` is ahead of it), or null when it cannot (not kept, or kept too few).
+   */
+  private missedSince(pair: Pair, channel: Channel, fromSeq: number): Array<Record<string, unknown>> | null {
+    if (!resumable.has(channel) || (this.options.resumeMessagesMax ?? 0) === 0) return null;
+    const current = this.marketData!.seqOf(pair, channel);
+    if (fromSeq >= current) return [];
+    const kept = this.history.get(`${pair.slug}:${channel}`) ?? [];
+    const first = kept[0]?.['seq'];
+    const last = kept[kept.length - 1]?.['seq'];
+    if (typeof first !== 'number' || last !== current || first > fromSeq + 1) return null;
+    return kept.filter((message) => (message['seq'] as number) > fromSeq);
+  }
+
   private onMessage(ws: WebSocket<Subscriber>, data: ArrayBuffer, isBinary: boolean): void {
     const frame = readClientFrame(data, isBinary);
     if (!frame.ok) return refuseFrame(ws, frame.code, frame.reason);
@@ -141,10 +196,23 @@ export class ExchangeStream implements StreamSink {
       ws.unsubscribe(name);
       return sendFrame(ws, { type: 'unsubscribed', channel, symbol });
     }
+    const fromSeq = frame.message['from_seq'];
+    if (fromSeq !== undefined && !(Number.isSafeInteger(fromSeq) && (fromSeq as number) >= 0)) {
+      return refuseFrame(ws, 'VALIDATION_FAILED', 'from_seq: must be a non-negative integer');
+    }
     if (ws.isSubscribed(name)) return sendFrame(ws, { type: 'subscribed', channel, symbol });
-    // The snapshot and the subscription happen in one turn of the loop: no delta can fall between them.
+    if (resumable.has(channel) && (this.options.resumeMessagesMax ?? 0) > 0) this.retained.add(`${subscriber.pair.slug}:${channel}`);
+    // The snapshot (or the resumed messages) and the subscription happen in one turn of the loop: no
+    // delta can fall between them.
     ws.subscribe(name);
-    sendFrame(ws, { type: 'subscribed', channel, symbol });
+    if (fromSeq !== undefined) {
+      const missed = this.missedSince(subscriber.pair, channel as Channel, fromSeq as number);
+      sendFrame(ws, { type: 'subscribed', channel, symbol, resumed: missed !== null });
+      if (missed !== null) {
+        for (const message of missed) sendFrame(ws, message);
+        return;
+      }
+    } else sendFrame(ws, { type: 'subscribed', channel, symbol });
     if (channel === 'orderbook') sendFrame(ws, this.marketData!.snapshot(subscriber.pair, snapshotLevelsMax));
     if (channel === 'hybrid_bbo') sendFrame(ws, this.marketData!.hybridSnapshot(subscriber.pair));
   }

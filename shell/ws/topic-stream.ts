@@ -127,6 +127,22 @@ export class TopicStream<Route> {
     this.seqs.delete(key);
   }
 
+  /** Every topic's current seq, by key (stream edges take the leader's: shell/cluster/edge.ts). */
+  positions(): Record<string, number> {
+    return Object.fromEntries(this.seqs);
+  }
+
+  /** Takes another process's seqs at the same durable seq; returns the keys whose seq differed. */
+  setPositions(positions: Readonly<Record<string, number>>): string[] {
+    const differed: string[] = [];
+    for (const [key, seq] of Object.entries(positions)) {
+      if (this.seqOf(key) === seq) continue;
+      differed.push(key);
+      this.seqs.set(key, seq);
+    }
+    return differed;
+  }
+
   /** Stamps the topic's next seq on `message` and sends it to the topic's subscribers. */
   publish(key: string, message: StreamMessage): void {
     const seq = this.seqOf(key) + 1;
@@ -144,8 +160,8 @@ export class TopicStream<Route> {
   }
 
   /** Closes every connection (1001 going away): the server is shutting down. */
-  closeAll(): void {
-    for (const ws of [...this.sockets]) ws.end(1001, 'server shutting down');
+  closeAll(code = 1001, reason = 'server shutting down'): void {
+    for (const ws of [...this.sockets]) ws.end(code, reason);
   }
 
   private upgrade(res: uWS.HttpResponse, req: uWS.HttpRequest, context: uWS.us_socket_context_t): void {

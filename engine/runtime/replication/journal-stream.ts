@@ -8,6 +8,7 @@
  * and the server refuses the message when anything else was appended since. Whoever does not hold the
  * tail cannot append: a deposed leader fails its next publish.
  */
+import { randomUUID } from 'node:crypto';
 import { connect } from '@nats-io/transport-node';
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { DeliverPolicy, JetStreamApiError, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
@@ -18,6 +19,13 @@ import type { ReplicationSettings } from './settings.ts';
 export const firstSeqHeader = 'Journal-First-Seq';
 export const lastSeqHeader = 'Journal-Last-Seq';
 export const formatHeader = 'Journal-Format';
+/**
+ * The leading process's epoch: a random id per JournalStream (per process), the same on every batch that
+ * process appends. A stream edge sees a new leader begin where it changes (shell/cluster/edge.ts).
+ */
+export const epochHeader = 'Journal-Epoch';
+/** The lease bucket's key where the leader puts its stream positions (shell/cluster/edge.ts). */
+export const positionsKey = 'positions';
 /** JetStream's error code for a refused expected-last-sequence check. */
 const wrongLastSequenceCode = 10071;
 
@@ -36,6 +44,8 @@ export interface StreamBatch {
   readonly firstSeq: number;
   readonly lastSeq: number;
   readonly formatVersion: number;
+  /** The epoch of the process that appended it ('' for a batch without one). */
+  readonly epoch: string;
   readonly frames: Uint8Array;
 }
 
@@ -58,10 +68,13 @@ function batchOf(streamSeq: number, header: { get(name: string): string } | unde
   if (!Number.isSafeInteger(firstSeq) || !Number.isSafeInteger(lastSeq) || firstSeq < 1 || lastSeq < firstSeq || !Number.isSafeInteger(formatVersion)) {
     throw new Error(`journal stream message ${streamSeq} has no valid ${firstSeqHeader}/${lastSeqHeader}/${formatHeader} headers`);
   }
-  return { streamSeq, firstSeq, lastSeq, formatVersion, frames: data };
+  return { streamSeq, firstSeq, lastSeq, formatVersion, epoch: header?.get(epochHeader) ?? '', frames: data };
 }
 
 export class JournalStream {
+  /** This process's epoch, on every batch it appends. */
+  readonly epoch = randomUUID();
+
   private constructor(
     readonly settings: ReplicationSettings,
     readonly connection: NatsConnection,
@@ -148,6 +161,7 @@ export class JournalStream {
     header.set(firstSeqHeader, String(firstSeq));
     header.set(lastSeqHeader, String(lastSeq));
     header.set(formatHeader, String(journalFormatVersion));
+    header.set(epochHeader, this.epoch);
     try {
       const ack = await this.client.publish(this.settings.subject, frames, { headers: header, expect: { lastSequence: expectedStreamSeq }, timeout: this.settings.publishTimeoutMs });
       return ack.seq;
@@ -189,6 +203,20 @@ export class JournalStream {
       },
       done,
     };
+  }
+
+  /**
+   * Puts the leader's stream positions (JSON) beside its lease: the entry lives as long as the lease's
+   * max age unless renewed, so a dead leader's positions vanish with its lease.
+   */
+  async putPositions(json: string): Promise<void> {
+    await this.leaseBucket.put(positionsKey, json);
+  }
+
+  /** The leader's last stream positions (JSON), or null when there are none. */
+  async positions(): Promise<string | null> {
+    const entry = await this.leaseBucket.get(positionsKey);
+    return entry === null || entry.operation !== 'PUT' ? null : entry.string();
   }
 
   async close(): Promise<void> {

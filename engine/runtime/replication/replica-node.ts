@@ -45,6 +45,13 @@ export interface ReplicaNodeOptions {
    * `leaderWriter` as its writer: the server, which wires its read models to the engine it opens.
    */
   readonly handOver?: boolean;
+  /**
+   * When set, the node is a stream edge (shell/cluster/edge.ts): it never takes the lease, it applies each
+   * stream message as one durable batch of its own (it waits for the message's commands to be durable
+   * before it enqueues the next message's), so its durable batches are the leader's batches and its
+   * `onDurable` consumers see the same batches the leader's saw; `afterMessage` is called after each.
+   */
+  readonly edge?: { beforeMessage(batch: StreamBatch): Promise<void>; afterMessage(batch: StreamBatch): void };
   readonly log?: (event: string, fields: Record<string, unknown>) => void;
 }
 
@@ -86,7 +93,9 @@ export class ReplicaNode {
     const log = options.log ?? (() => {});
     const stream = await JournalStream.open(options.settings);
     try {
-      await reconcileJournal(options.durable.dataDir, stream, log);
+      // An edge's journal holds only frames it read from the stream (it never appends its own), so there
+      // is nothing to cut back.
+      if (options.edge === undefined) await reconcileJournal(options.durable.dataDir, stream, log);
       let node: ReplicaNode | null = null;
       let writer: ReplicatedWriter | null = null;
       const durable = DurableEngine.open({
@@ -95,6 +104,8 @@ export class ReplicaNode {
         clock: () => (node === null ? (options.wallClock ?? Date.now)() : node.clock()),
         wrapWriter: (local) => (writer = new ReplicatedWriter(local, options.settings.ack, (error) => node?.fence(error))),
       });
+      // An edge's commands come only from the stream: whatever else in its process would make one is refused.
+      if (options.edge !== undefined) durable.refuseCommands('a stream edge takes no commands: send them to the leader');
       node = new ReplicaNode(options, stream, durable, writer!);
       return node;
     } catch (error) {
@@ -141,6 +152,7 @@ export class ReplicaNode {
       throw new Error(`journal stream message ${batch.streamSeq} is in journal format ${batch.formatVersion}; this build writes ${journalFormatVersion}`);
     }
     const sequencer = this.durable.sequencer;
+    if (this.options.edge !== undefined) await this.options.edge.beforeMessage(batch);
     const decoder = new FrameDecoder(batch.frames, 0);
     for (let command = decoder.next(); command !== null; command = decoder.next()) {
       if (command.seq <= sequencer.lastSeq) continue;
@@ -158,6 +170,12 @@ export class ReplicaNode {
     }
     if (decoder.status !== FrameStatus.ok) throw new Error(`journal stream message ${batch.streamSeq}: ${decoder.problem}`);
     this.appliedStreamSeq = batch.streamSeq;
+    const edge = this.options.edge;
+    if (edge !== undefined) {
+      await sequencer.drain();
+      if (this.role === 'standby') edge.afterMessage(batch);
+      return;
+    }
     if (sequencer.queueDepth > followQueueMax) await sequencer.drain();
   }
 
@@ -171,7 +189,8 @@ export class ReplicaNode {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      if (this.role === 'standby') await this.tryToLead();
+      if (this.role === 'standby' && this.options.edge !== undefined) this.leader = await this.lease.holder();
+      else if (this.role === 'standby') await this.tryToLead();
       else if (this.role === 'leader') await this.renew();
     } catch (error) {
       this.log('replication_lease_error', { error: String(error) });
