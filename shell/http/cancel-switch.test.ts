@@ -50,7 +50,7 @@ test('the switch: armed, renewed, kept across a restart and fired there; disarme
       assert.equal(answer.status, 200, JSON.stringify(answer.json));
       return answer.json;
     };
-    const never = { armed: false, timeout_ms: 0, fires_at: null, fires_at_ms: null, last_fired_at: null, last_cancelled_orders: null };
+    const never = { armed: false, timeout_ms: 0, deadline: null, deadline_ms: null, last_fired_at: null, last_cancelled_orders: null };
     assert.deepEqual(await read(), { ...never, mode: 'live' }, 'never armed');
     await rest('2000');
     await rest('2100');
@@ -65,12 +65,12 @@ test('the switch: armed, renewed, kept across a restart and fired there; disarme
     const armed = await arm(5_000);
     assert.equal(armed.status, 200, JSON.stringify(armed.json));
     assert.deepEqual(armed.json, { armed: true, mode: 'live', timeout_ms: 5_000, deadline: new Date(t0 + 5_000).toISOString(), deadline_ms: t0 + 5_000 });
-    assert.deepEqual(await read(), { armed: true, mode: 'live', timeout_ms: 5_000, fires_at: new Date(t0 + 5_000).toISOString(), fires_at_ms: t0 + 5_000, last_fired_at: null, last_cancelled_orders: null });
+    assert.deepEqual(await read(), { armed: true, mode: 'live', timeout_ms: 5_000, deadline: new Date(t0 + 5_000).toISOString(), deadline_ms: t0 + 5_000, last_fired_at: null, last_cancelled_orders: null });
     assert.deepEqual(await read('paper'), { ...never, mode: 'paper' }, 'the paper switch is apart');
     now = t0 + 4_000;
     const renewed = await arm(5_000);
     assert.equal(renewed.json['deadline_ms'], t0 + 9_000, 'a renewal replaces the deadline');
-    assert.equal((await read())['fires_at_ms'], t0 + 9_000);
+    assert.equal((await read())['deadline_ms'], t0 + 9_000);
     now = t0 + 6_000;
     // The first deadline passed: nothing fires, the timers look every 100 ms.
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -80,13 +80,13 @@ test('the switch: armed, renewed, kept across a restart and fired there; disarme
     await server.close();
     server = await start();
     assert.equal(await open(), 2);
-    assert.deepEqual(await read(), { armed: true, mode: 'live', timeout_ms: 5_000, fires_at: new Date(t0 + 9_000).toISOString(), fires_at_ms: t0 + 9_000, last_fired_at: null, last_cancelled_orders: null }, 'the read survives the restart, timeout included');
+    assert.deepEqual(await read(), { armed: true, mode: 'live', timeout_ms: 5_000, deadline: new Date(t0 + 9_000).toISOString(), deadline_ms: t0 + 9_000, last_fired_at: null, last_cancelled_orders: null }, 'the read survives the restart, timeout included');
     now = t0 + 9_001;
     await until('the switch fires', async () => (await open()) === 0);
     assert.equal(await open('paper'), 1, 'the paper account had no switch');
     const fired = await read();
     assert.equal(fired['armed'], false);
-    assert.equal(fired['fires_at'], null);
+    assert.equal(fired['deadline'], null);
     assert.equal(fired['timeout_ms'], 0);
     assert.equal(fired['last_cancelled_orders'], 2, 'both live orders');
     assert.ok(Date.parse(fired['last_fired_at']) >= t0 + 9_001, 'fired at the RunTimers after the deadline');
@@ -97,7 +97,7 @@ test('the switch: armed, renewed, kept across a restart and fired there; disarme
     assert.equal((await read())['timeout_ms'], 1_000);
     const disarmed = await arm(0);
     assert.deepEqual(disarmed.json, { armed: false, mode: 'live', timeout_ms: 0, deadline: null, deadline_ms: null });
-    assert.deepEqual(await read(), { ...fired, armed: false, timeout_ms: 0, fires_at: null, fires_at_ms: null }, 'disarmed; the last firing is still told');
+    assert.deepEqual(await read(), { ...fired, armed: false, timeout_ms: 0, deadline: null, deadline_ms: null }, 'disarmed; the last firing is still told');
     assert.deepEqual((await arm(0)).json, disarmed.json);
     now = t0 + 20_000;
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -158,8 +158,8 @@ test('the switch read view squares itself with the recovered engine: records a c
       armed: true,
       mode: 'live',
       timeout_ms: null,
-      fires_at: new Date(t0 + 60_000).toISOString(),
-      fires_at_ms: t0 + 60_000,
+      deadline: new Date(t0 + 60_000).toISOString(),
+      deadline_ms: t0 + 60_000,
       last_fired_at: null,
       last_cancelled_orders: null,
     }, 'armed as the journal says; the timeout is unknown');

@@ -59,8 +59,8 @@ const switchState = closed({
   timeout_ms: nullable(
     Type.Integer({ minimum: 0, description: 'the timeout the switch was last armed with; 0 when not armed; null when armed but a crash lost the record of it (arm again to set it)' }),
   ),
-  fires_at: nullable(Type.String({ format: 'date-time', description: 'the journaled deadline: every open order of the mode is cancelled then unless renewed; null when not armed' })),
-  fires_at_ms: nullable(Type.Integer({ description: 'the deadline in Unix milliseconds' })),
+  deadline: nullable(Type.String({ format: 'date-time', description: 'the journaled deadline: every open order of the mode is cancelled then unless renewed; null when not armed' })),
+  deadline_ms: nullable(Type.Integer({ description: 'the deadline in Unix milliseconds' })),
   last_fired_at: nullable(Type.String({ format: 'date-time', description: 'when the switch last fired (journaled time); null if it never did' })),
   last_cancelled_orders: nullable(Type.Integer({ minimum: 0, description: 'orders its last firing cancelled; null if it never fired' })),
 });
@@ -88,8 +88,8 @@ export function cancelSwitchRoutes(context: ShellContext, view: CancelSwitchView
             armed: state.armed,
             mode: modeNames[mode],
             timeout_ms: state.timeoutMs,
-            fires_at: isoOrNull(state.deadlineMs),
-            fires_at_ms: state.deadlineMs,
+            deadline: isoOrNull(state.deadlineMs),
+            deadline_ms: state.deadlineMs,
             last_fired_at: isoOrNull(state.firedAtMs),
             last_cancelled_orders: state.cancelledOrders,
           },
