@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config.ts';
 import { replicationSettings } from './settings.ts';
 import type { LeaderBody } from './routes.ts';
-import { freeLoopbackPort, natsMissingMessage, natsServerPresent, startLocalNats } from '../../engine/runtime/replication/local-nats.ts';
+import { freeLoopbackPort, natsAbsent, startLocalNats } from '../../engine/runtime/replication/local-nats.ts';
+import { leaderOf } from './test-kit.ts';
 
 const serverPath = fileURLToPath(new URL('../server.ts', import.meta.url));
 
@@ -37,15 +38,6 @@ test('replication settings: off unless REPLICATION=jetstream, defaults, refusals
   assert.throws(() => replicationSettings(loadConfig({ REPLICATION: 'jetstream', REPLICATION_STREAM: 'a.b' })), /REPLICATION_STREAM/);
 });
 
-async function leaderOf(port: number): Promise<LeaderBody | null> {
-  try {
-    const response = await fetch(`http://127.0.0.1:${port}/leader`);
-    return response.status === 200 ? ((await response.json()) as LeaderBody) : null;
-  } catch {
-    return null;
-  }
-}
-
 /** Polls GET /leader until `done` holds (or the process exits, or 60 s pass). */
 async function waitForLeader(port: number, process: ChildProcess, done: (body: LeaderBody) => boolean): Promise<LeaderBody> {
   const deadline = Date.now() + 60_000;
@@ -59,11 +51,7 @@ async function waitForLeader(port: number, process: ChildProcess, done: (body: L
 }
 
 test('replicated server: the standby redirects to the leader, takes over when it is killed, and the old node stands by', { timeout: 180_000 }, async (t) => {
-  if (!natsServerPresent()) {
-    t.diagnostic(natsMissingMessage);
-    assert.notEqual(process.env['REQUIRE_NATS'], '1', `${natsMissingMessage} (REQUIRE_NATS=1)`);
-    return;
-  }
+  if (natsAbsent(t)) return;
   const root = mkdtempSync(join(tmpdir(), 'cluster-'));
   const nats = await startLocalNats(root);
   const ports = { a: await freeLoopbackPort(), b: await freeLoopbackPort() };

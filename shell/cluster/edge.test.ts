@@ -13,20 +13,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import type { LeaderBody } from './routes.ts';
-import { freeLoopbackPort, natsMissingMessage, natsServerPresent, startLocalNats } from '../../engine/runtime/replication/local-nats.ts';
+import { freeLoopbackPort, natsAbsent, startLocalNats } from '../../engine/runtime/replication/local-nats.ts';
+import { leaderOf } from './test-kit.ts';
 
 const serverPath = fileURLToPath(new URL('../server.ts', import.meta.url));
 // Messages are compared field by field.
 type Message = Record<string, any>;
-
-async function leaderOf(port: number): Promise<LeaderBody | null> {
-  try {
-    const response = await fetch(`http://127.0.0.1:${port}/leader`);
-    return response.status === 200 ? ((await response.json()) as LeaderBody) : null;
-  } catch {
-    return null;
-  }
-}
 
 async function until<T>(what: string, probe: () => Promise<T | null> | T | null, child?: ChildProcess, ms = 60_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -119,11 +111,7 @@ function bySeq(messages: Message[]): Map<number, Message> {
 }
 
 test('stream edges: the same messages and seqs as the leader, resume by seq on another edge, writes refused', { timeout: 120_000 }, async (t) => {
-  if (!natsServerPresent()) {
-    t.diagnostic(natsMissingMessage);
-    assert.notEqual(process.env['REQUIRE_NATS'], '1', `${natsMissingMessage} (REQUIRE_NATS=1)`);
-    return;
-  }
+  if (natsAbsent(t)) return;
   const root = mkdtempSync(join(tmpdir(), 'edge-'));
   const nats = await startLocalNats(root);
   const ports = { leader: await freeLoopbackPort(), a: await freeLoopbackPort(), b: await freeLoopbackPort() };
@@ -250,11 +238,7 @@ test('stream edges: the same messages and seqs as the leader, resume by seq on a
 });
 
 test('stream edges: when the leader dies the edge follows the new one, closes its clients, and serves the new leader\'s seqs', { timeout: 120_000 }, async (t) => {
-  if (!natsServerPresent()) {
-    t.diagnostic(natsMissingMessage);
-    assert.notEqual(process.env['REQUIRE_NATS'], '1', `${natsMissingMessage} (REQUIRE_NATS=1)`);
-    return;
-  }
+  if (natsAbsent(t)) return;
   const root = mkdtempSync(join(tmpdir(), 'edge-failover-'));
   const nats = await startLocalNats(root);
   const ports = { a: await freeLoopbackPort(), b: await freeLoopbackPort(), edge: await freeLoopbackPort() };

@@ -30,7 +30,7 @@ import { domainGenerators } from '../../domains/index.ts';
 import { DurableEngine } from '../durable-engine.ts';
 import { reconcileJournal } from './reconcile.ts';
 import { ReplicaNode } from './replica-node.ts';
-import { natsMissingMessage, natsServerPresent, startLocalNats } from './local-nats.ts';
+import { natsAbsent, startLocalNats } from './local-nats.ts';
 import { crc32 } from '../../journal/crc32.ts';
 import { useRulesOf } from '../../journal/rules.ts';
 import { platformDomains } from '../../domains/index.ts';
@@ -86,11 +86,7 @@ async function writeJournal(dataDir: string, seed: number, count: number): Promi
 }
 
 test('reconcile: a journal with frames the stream does not hold is cut back to the stream', async (t) => {
-  if (!natsServerPresent()) {
-    t.diagnostic(natsMissingMessage);
-    assert.notEqual(process.env['REQUIRE_NATS'], '1', `${natsMissingMessage} (REQUIRE_NATS=1)`);
-    return;
-  }
+  if (natsAbsent(t)) return;
   const root = mkdtempSync(join(tmpdir(), 'reconcile-'));
   const nats = await startLocalNats(root);
   const natsUrl = nats.url;
@@ -172,11 +168,7 @@ class Child {
 }
 
 test('a leader acknowledging on the local write (REPLICATION_ACK=local) publishes every batch behind it, and splits batches over the message limit', async (t) => {
-  if (!natsServerPresent()) {
-    t.diagnostic(natsMissingMessage);
-    assert.notEqual(process.env['REQUIRE_NATS'], '1', `${natsMissingMessage} (REQUIRE_NATS=1)`);
-    return;
-  }
+  if (natsAbsent(t)) return;
   const root = mkdtempSync(join(tmpdir(), 'local-ack-'));
   const maxPayload = 16 * 1024;
   const nats = await startLocalNats(root, maxPayload);
@@ -222,11 +214,7 @@ test('a leader acknowledging on the local write (REPLICATION_ACK=local) publishe
 });
 
 test('failover: the standby leads after the leader dies, no acknowledged command is lost, hashes match the stream, a deposed leader is fenced', { timeout: 120_000 }, async (t) => {
-  if (!natsServerPresent()) {
-    t.diagnostic(natsMissingMessage);
-    assert.notEqual(process.env['REQUIRE_NATS'], '1', `${natsMissingMessage} (REQUIRE_NATS=1)`);
-    return;
-  }
+  if (natsAbsent(t)) return;
   const root = mkdtempSync(join(tmpdir(), 'failover-'));
   const nats = await startLocalNats(root);
   const natsUrl = nats.url;

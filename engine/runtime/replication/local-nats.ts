@@ -14,6 +14,17 @@ export function natsServerPresent(): boolean {
   return spawnSync('nats-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
+/**
+ * For a test that needs nats-server: true when the binary is missing (the test says so and returns), unless
+ * REQUIRE_NATS=1 (CI), where a missing binary fails the test.
+ */
+export function natsAbsent(t: { diagnostic(message: string): void }): boolean {
+  if (natsServerPresent()) return false;
+  t.diagnostic(natsMissingMessage);
+  if (process.env['REQUIRE_NATS'] === '1') throw new Error(`${natsMissingMessage} (REQUIRE_NATS=1)`);
+  return true;
+}
+
 export async function freeLoopbackPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
