@@ -13,10 +13,10 @@ const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const outboundDir = fileURLToPath(new URL('.', import.meta.url)).replace(/[\\/]$/, '');
 
 /**
- * Files that may make requests although they are not tests: the tests' own HTTP client, which only calls
- * the server under test on 127.0.0.1.
+ * Files that may make requests although they are not tests: the tests' own HTTP client and the cluster
+ * tests' reader of a node's GET /leader, which only call servers under test on 127.0.0.1.
  */
-const allowed = new Set([join('shell', 'http', 'test-client.ts')]);
+const allowed = new Set([join('shell', 'http', 'test-client.ts'), join('shell', 'cluster', 'test-kit.ts')]);
 
 const forbidden: Array<[RegExp, string]> = [
   [/(?<![\w$.])fetch\(/, 'fetch('],
