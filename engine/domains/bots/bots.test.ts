@@ -11,10 +11,9 @@ import { Engine } from '../../core/engine.ts';
 import { EventKind } from '../../core/events.ts';
 import { domainUserId } from '../../core/limits.ts';
 import { Result, type ResultCode } from '../../core/results.ts';
-import { restoreSnapshot, takeSnapshot } from '../../core/snapshot.ts';
 import { stateHash } from '../../core/state-hash.ts';
 import { Prng } from '../../core/sim/generator.ts';
-import { FrameDecoder, FrameEncoder, FrameStatus } from '../../journal/codec.ts';
+import { checkReplayAndRestore } from '../../journal/replay-check.ts';
 import { loadMarkets } from '../../runtime/markets.ts';
 import { platformDomains } from '../index.ts';
 import { JournaledEngine } from '../test-kit.ts';
@@ -112,17 +111,8 @@ test('a simulated journal replays through the frame codec to the same hash, and 
   assert.ok(bots.clones().length > 20, `${bots.clones().length} clones`);
   assert.ok(h.strikes().length > 50, `${h.strikes().length} strikes`);
 
-  const encoder = new FrameEncoder(64);
-  for (const command of h.journal) assert.ok(encoder.append(command) > 0);
-  const decoder = new FrameDecoder(encoder.bytes());
-  const replayed = new Engine({ markets, domains: platformDomains });
-  for (let command = decoder.next(); command !== null; command = decoder.next()) assert.equal(replayed.apply(command), Result.ok);
-  assert.equal(decoder.status, FrameStatus.ok);
-  assert.equal(stateHash(replayed), stateHash(h.engine));
-
-  const restored = new Engine({ markets, domains: platformDomains });
-  restoreSnapshot(restored, takeSnapshot(h.engine));
-  assert.equal(stateHash(restored), stateHash(h.engine));
+  // Through the journal codec into a fresh engine, and a snapshot restored: both reach the live hash.
+  const { restored } = checkReplayAndRestore(h.engine, h.journal, () => new Engine({ markets, domains: platformDomains }));
   assert.deepEqual(botsOf(restored).clones(), bots.clones());
   const timers: Command = { kind: CommandKind.runTimers, seq: h.journal.length + 1, ts: ts + 86_400_000 };
   assert.equal(restored.apply({ ...timers }), h.engine.apply({ ...timers }));

@@ -16,11 +16,10 @@ import { domainCommand, noTimerMs } from '../../core/domain.ts';
 import { Engine } from '../../core/engine.ts';
 import { CollectingSink, EventKind, type EngineEvent } from '../../core/events.ts';
 import { Result, type ResultCode } from '../../core/results.ts';
-import { restoreSnapshot, takeSnapshot } from '../../core/snapshot.ts';
 import { stateHash } from '../../core/state-hash.ts';
 import { CommandGenerator } from '../../core/sim/generator.ts';
 import { noSlot } from '../../core/order-store.ts';
-import { FrameDecoder, FrameEncoder, FrameStatus } from '../../journal/codec.ts';
+import { checkReplayAndRestore } from '../../journal/replay-check.ts';
 import { loadMarkets } from '../../runtime/markets.ts';
 import { domainGenerators, platformDomains } from '../index.ts';
 import { JournaledEngine } from '../test-kit.ts';
@@ -418,17 +417,8 @@ test('a seeded platform stream with games conserves every asset, replays through
     assert.ok(kinds.has(type), `the run saw event ${type}`);
   }
 
-  const encoder = new FrameEncoder(64);
-  for (const command of journal) assert.ok(encoder.append(command) > 0);
-  const decoder = new FrameDecoder(encoder.bytes());
-  const replayed = new Engine({ markets, domains: platformDomains });
-  for (let command = decoder.next(); command !== null; command = decoder.next()) replayed.apply(command);
-  assert.equal(decoder.status, FrameStatus.ok);
-  assert.equal(stateHash(replayed), stateHash(engine));
-
-  const restored = new Engine({ markets, domains: platformDomains });
-  restoreSnapshot(restored, takeSnapshot(engine));
-  assert.equal(stateHash(restored), stateHash(engine));
+  // Through the journal codec into a fresh engine, and a snapshot restored: both reach the live hash.
+  const { restored } = checkReplayAndRestore(engine, journal, () => new Engine({ markets, domains: platformDomains }));
   assert.equal(gamesOf(restored).nextTimerMs(), games.nextTimerMs());
   for (const user of [291, 292, 293]) assert.equal(gamesOf(restored).heldAtoms(user, 0, markets.assetById(6)!.index), games.heldAtoms(user, 0, markets.assetById(6)!.index));
   // The restored engine goes on exactly as the original: every duel and tournament ends a day later.

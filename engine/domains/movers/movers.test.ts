@@ -11,10 +11,9 @@ import { domainCommand } from '../../core/domain.ts';
 import { Engine } from '../../core/engine.ts';
 import { EventKind, type EngineEvent } from '../../core/events.ts';
 import { Result, type ResultCode } from '../../core/results.ts';
-import { restoreSnapshot, takeSnapshot } from '../../core/snapshot.ts';
 import { stateHash } from '../../core/state-hash.ts';
 import { Prng } from '../../core/sim/generator.ts';
-import { FrameDecoder, FrameEncoder, FrameStatus } from '../../journal/codec.ts';
+import { checkReplayAndRestore } from '../../journal/replay-check.ts';
 import { loadMarkets } from '../../runtime/markets.ts';
 import { platformDomains } from '../index.ts';
 import { JournaledEngine } from '../test-kit.ts';
@@ -138,17 +137,8 @@ test('a simulated journal replays through the frame codec to the same hash, and 
   assert.ok(ended.length > 5, `${ended.length} rounds`);
   assert.ok(ended.some((round) => round.results.length > 3));
 
-  const encoder = new FrameEncoder(64);
-  for (const command of h.journal) assert.ok(encoder.append(command) > 0);
-  const decoder = new FrameDecoder(encoder.bytes());
-  const replayed = new Engine({ markets, domains: platformDomains });
-  for (let command = decoder.next(); command !== null; command = decoder.next()) assert.equal(replayed.apply(command), Result.ok);
-  assert.equal(decoder.status, FrameStatus.ok);
-  assert.equal(stateHash(replayed), stateHash(h.engine));
-
-  const restored = new Engine({ markets, domains: platformDomains });
-  restoreSnapshot(restored, takeSnapshot(h.engine));
-  assert.equal(stateHash(restored), stateHash(h.engine));
+  // Through the journal codec into a fresh engine, and a snapshot restored: both reach the live hash.
+  const { restored } = checkReplayAndRestore(h.engine, h.journal, () => new Engine({ markets, domains: platformDomains }));
   const timers: Command = { kind: CommandKind.runTimers, seq: h.journal.length + 1, ts: ts + 10 * minuteMs };
   assert.equal(restored.apply({ ...timers }), h.engine.apply({ ...timers }));
   assert.equal(stateHash(restored), stateHash(h.engine));

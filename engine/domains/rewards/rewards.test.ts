@@ -15,11 +15,10 @@ import { Engine } from '../../core/engine.ts';
 import { CollectingSink, EventKind, type EngineEvent } from '../../core/events.ts';
 import { noSlot } from '../../core/order-store.ts';
 import { Result, type ResultCode } from '../../core/results.ts';
-import { restoreSnapshot, takeSnapshot } from '../../core/snapshot.ts';
 import { stateHash } from '../../core/state-hash.ts';
 import { CommandGenerator } from '../../core/sim/generator.ts';
 import { orderRequest } from '../../core/sim/order-request.ts';
-import { FrameDecoder, FrameEncoder, FrameStatus } from '../../journal/codec.ts';
+import { checkReplayAndRestore } from '../../journal/replay-check.ts';
 import { loadMarkets } from '../../runtime/markets.ts';
 import { platformDomains } from '../index.ts';
 import { JournaledEngine } from '../test-kit.ts';
@@ -189,15 +188,8 @@ test('payouts move pending rewards from the fee account to the holders; the rema
   assert.equal(h.sink.events.length, events);
 
   // Replay and snapshot keep the payouts' state.
-  const encoder = new FrameEncoder(64);
-  for (const command of h.journal) assert.ok(encoder.append(command) > 0);
-  const decoder = new FrameDecoder(encoder.bytes());
-  const replayed = new Engine({ markets, domains: platformDomains });
-  for (let command = decoder.next(); command !== null; command = decoder.next()) assert.equal(replayed.apply(command), Result.ok);
-  assert.equal(stateHash(replayed), hash);
-  const restored = new Engine({ markets, domains: platformDomains });
-  restoreSnapshot(restored, takeSnapshot(h.engine));
-  assert.equal(stateHash(restored), hash);
+  // Through the journal codec into a fresh engine, and a snapshot restored: both reach the live hash.
+  const { restored } = checkReplayAndRestore(h.engine, h.journal, () => new Engine({ markets, domains: platformDomains }));
   assert.equal(rewardsOf(restored).paidAtoms(1, plat.id), 2_000_100);
 });
 
@@ -243,14 +235,5 @@ test('a simulated journal conserves money, replays through the frame codec to th
   const payouts = sink.events.filter((event) => event.kind === EventKind.domain && event.type === RewardsEventType.paid).map((event) => (event as { body: RewardsPaid }).body);
   assert.ok(payouts.some((event) => event.paidAtoms > 0), `${payouts.length} payouts`);
 
-  const encoder = new FrameEncoder(64);
-  for (const command of journal) assert.ok(encoder.append(command) > 0);
-  const decoder = new FrameDecoder(encoder.bytes());
-  const replayed = new Engine({ markets, domains: platformDomains });
-  for (let command = decoder.next(); command !== null; command = decoder.next()) assert.equal(replayed.apply(command), Result.ok);
-  assert.equal(decoder.status, FrameStatus.ok);
-  assert.equal(stateHash(replayed), stateHash(engine));
-  const restored = new Engine({ markets, domains: platformDomains });
-  restoreSnapshot(restored, takeSnapshot(engine));
-  assert.equal(stateHash(restored), stateHash(engine));
+  checkReplayAndRestore(engine, journal, () => new Engine({ markets, domains: platformDomains }));
 });
