@@ -22,7 +22,7 @@
  */
 import uWS, { type TemplatedApp, type WebSocket } from 'uWebSockets.js';
 import { encode } from '@msgpack/msgpack';
-import { backlogBytes, readClientFrame, refuseFrame, sendFrame } from './frames.ts';
+import { backlogBytes, readClientFrame, refuseFrame, sendFrame, streamSocketOptions } from './frames.ts';
 import type { Markets, Pair } from '../../engine/core/units.ts';
 import { channels, durableChannels, type Channel, type MarketData, type StreamSink } from '../market/market-data.ts';
 import { errorBody } from '../http/errors.ts';
@@ -46,7 +46,6 @@ export interface ExchangeStreamOptions {
   readonly retainAll?: boolean;
 }
 
-const clientMessageBytesMax = 4096;
 /** The uWS pattern of the stream (the AsyncAPI document describes it). */
 export const exchangeStreamPath = '/ws/exchange/:symbol';
 /** Levels per side in a snapshot; deltas cover every level. */
@@ -71,12 +70,7 @@ export class ExchangeStream implements StreamSink {
   constructor(app: TemplatedApp, private readonly options: ExchangeStreamOptions) {
     this.app = app;
     app.ws<Subscriber>(exchangeStreamPath, {
-      compression: uWS.DISABLED,
-      maxPayloadLength: clientMessageBytesMax,
-      maxBackpressure: options.backpressureBytes,
-      closeOnBackpressureLimit: 1,
-      idleTimeout: 120,
-      sendPingsAutomatically: true,
+      ...streamSocketOptions(options.backpressureBytes),
       upgrade: (res, req, context) => this.upgrade(res, req, context),
       open: (ws) => {
         this.sockets.add(ws);

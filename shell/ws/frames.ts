@@ -1,12 +1,30 @@
 /**
  * What every stream does with frames the same way: send a message in the connection's encoding (JSON text
  * or msgpack binary), answer an error in the API's error shape, read a client frame into an object, and
- * count the bytes its sockets have not sent yet.
+ * count the bytes its sockets have not sent yet; and the socket settings every stream mounts with.
  */
-import type { WebSocket } from 'uWebSockets.js';
+import uWS, { type WebSocket } from 'uWebSockets.js';
 import { decode, encode } from '@msgpack/msgpack';
 
 export type Encoding = 'json' | 'msgpack';
+
+/** Largest client frame a stream reads (subscribe and unsubscribe frames are far smaller). */
+export const clientMessageBytesMax = 4096;
+
+/**
+ * The uWS socket settings of every stream: no compression, small client frames, a connection closed when
+ * its unsent bytes pass `backpressureBytes` (a slow reader never holds the server's memory), pings.
+ */
+export function streamSocketOptions(backpressureBytes: number) {
+  return {
+    compression: uWS.DISABLED,
+    maxPayloadLength: clientMessageBytesMax,
+    maxBackpressure: backpressureBytes,
+    closeOnBackpressureLimit: 1,
+    idleTimeout: 120,
+    sendPingsAutomatically: true,
+  } as const;
+}
 
 /** Sends `message` in the connection's encoding. */
 export function sendFrame(ws: WebSocket<{ readonly encoding: Encoding }>, message: object): void {

@@ -31,7 +31,7 @@
  */
 import uWS, { type TemplatedApp, type WebSocket } from 'uWebSockets.js';
 import { encode } from '@msgpack/msgpack';
-import { backlogBytes, readClientFrame, refuseFrame, sendFrame } from './frames.ts';
+import { backlogBytes, readClientFrame, refuseFrame, sendFrame, streamSocketOptions } from './frames.ts';
 import { CommandKind, Mode, modeNames, orderTypeNames, OrderType, sideNames, Side, timeInForceNames, type Command } from '../../engine/core/commands.ts';
 import { cancelReasonNames, EventKind, expireReasonNames, liquidityNames, orderStatusNames, type EngineEvent } from '../../engine/core/events.ts';
 import { formatAtoms, formatPrice, formatQuantity, type Pair } from '../../engine/core/units.ts';
@@ -45,7 +45,7 @@ import { ApiError, errorBody } from '../http/errors.ts';
 import { averagePrice } from '../http/order-json.ts';
 import { balanceRow } from '../http/account.ts';
 import type { ShellContext } from '../context.ts';
-import { clientMessageBytesMax, type Encoding, type StreamMessage } from './topic-stream.ts';
+import type { Encoding, StreamMessage } from './topic-stream.ts';
 
 /** The uWS pattern of the stream (the AsyncAPI document describes it). */
 export const privateStreamPath = '/ws/exchange/private';
@@ -120,12 +120,7 @@ export class PrivateStream {
   mount(app: TemplatedApp): void {
     this.app = app;
     app.ws<Session>(privateStreamPath, {
-      compression: uWS.DISABLED,
-      maxPayloadLength: clientMessageBytesMax,
-      maxBackpressure: this.options.backpressureBytes,
-      closeOnBackpressureLimit: 1,
-      idleTimeout: 120,
-      sendPingsAutomatically: true,
+      ...streamSocketOptions(this.options.backpressureBytes),
       upgrade: (res, req, context) => {
         const encoding = req.getQuery('encoding') ?? 'json';
         const reject = (status: string, code: string, message: string): void => {

@@ -15,20 +15,19 @@
  * Every topic's seq advances whether or not anyone listens, so a snapshot and the deltas after it agree;
  * messages are encoded once per topic and encoding, and only when someone listens.
  *
- * Limits: client frames up to `clientMessageBytesMax`; at most `connectionsMax` connections per stream;
+ * Limits: client frames up to `clientMessageBytesMax` (frames.ts); at most `connectionsMax` connections per stream;
  * a subscriber more than `backpressureBytes` behind is disconnected by uWS (never buffered without bound);
  * at most `subscriptionsPerConnectionMax` topics per connection.
  */
 import uWS, { type TemplatedApp, type WebSocket } from 'uWebSockets.js';
 import { encode } from '@msgpack/msgpack';
-import { backlogBytes, readClientFrame, refuseFrame, sendFrame } from './frames.ts';
+import { backlogBytes, readClientFrame, refuseFrame, sendFrame, streamSocketOptions } from './frames.ts';
 import { ApiError, errorBody } from '../http/errors.ts';
 
 import type { Encoding } from './frames.ts';
 export type { Encoding };
 export type StreamMessage = Record<string, unknown>;
 
-export const clientMessageBytesMax = 4096;
 export const subscriptionsPerConnectionMax = 256;
 
 /** What a subscribe names: the topic's key (unique within the stream) and the fields that echo it. */
@@ -84,12 +83,7 @@ export class TopicStream<Route> {
   mount(app: TemplatedApp): void {
     this.app = app;
     app.ws<Subscriber<Route>>(this.options.path, {
-      compression: uWS.DISABLED,
-      maxPayloadLength: clientMessageBytesMax,
-      maxBackpressure: this.options.backpressureBytes,
-      closeOnBackpressureLimit: 1,
-      idleTimeout: 120,
-      sendPingsAutomatically: true,
+      ...streamSocketOptions(this.options.backpressureBytes),
       upgrade: (res, req, context) => this.upgrade(res, req, context),
       open: (ws) => {
         this.sockets.add(ws);
