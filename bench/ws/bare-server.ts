@@ -20,9 +20,8 @@
  * accepts connections, like shell/server.ts.
  */
 import uWS from 'uWebSockets.js';
+import { listenAndAnnounce } from '../listen.ts';
 
-const host = process.env['HOST'] ?? '127.0.0.1';
-const port = Number(process.env['PORT'] ?? '0');
 const snapshotSides = JSON.parse(process.env['BARE_SNAPSHOT'] ?? '[[],[]]') as [unknown, unknown];
 /** As the exchange stream: a subscriber this far behind is closed rather than buffered without bound. */
 const backpressureBytes = 1024 * 1024;
@@ -121,12 +120,4 @@ app.any('/*', (res) => {
   res.writeStatus('404 Not Found').end();
 });
 
-app.listen(host, port, (socket) => {
-  if (socket === false) {
-    console.error(`cannot listen on ${host}:${port}`);
-    process.exit(1);
-  }
-  const bound = uWS.us_socket_local_port(socket as unknown as uWS.us_socket);
-  process.stdout.write(JSON.stringify({ ts: new Date().toISOString(), event: 'listening', host, port: bound }) + '\n');
-});
-process.once('SIGTERM', () => process.exit(0));
+listenAndAnnounce(app);
