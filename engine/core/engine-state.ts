@@ -34,7 +34,7 @@ import {
 } from './events.ts';
 import { Ledger } from './ledger.ts';
 import { bpsDenominator, defaultLimits, defaultSettings, type EngineLimits, type EngineSettings } from './limits.ts';
-import { OrderStore, noSlot } from './order-store.ts';
+import { OrderStore, noSlot, recordBytes } from './order-store.ts';
 import type { ResultCode } from './results.ts';
 import type { Markets, Pair } from './units.ts';
 import { noPrice, type Book, type BookFactory, type MatchHandler } from './book/book.ts';
@@ -179,7 +179,9 @@ export class EngineState {
     assert(this.settings.makerFeeBps >= 0 && this.settings.makerFeeBps <= bpsDenominator, 'maker fee out of range');
     assert(this.settings.marketBandBps >= 0 && this.settings.marketBandBps < bpsDenominator, 'band out of range');
     this.sink = options.sink ?? nullSink;
-    this.books = options.books ?? new FastBookFactory();
+    this.orders = new OrderStore(this.limits.ordersMax);
+    // The fast books keep their nodes in the orders' own records (order-store.ts).
+    this.books = options.books ?? new FastBookFactory(this.orders, recordBytes);
     const books = this.books;
     this.growSlots = (capacity) => books.ensureSlots(capacity);
     for (const pair of this.markets.pairs) {
@@ -188,7 +190,6 @@ export class EngineState {
       this.pairsById[pair.id] = pair;
     }
     this.ledger = new Ledger(this.markets.assets.length, this.limits.accountsMax);
-    this.orders = new OrderStore(this.limits.ordersMax);
     for (const pair of this.markets.pairs) {
       for (const mode of [0, 1] as const) {
         const index = pair.index * 2 + mode;

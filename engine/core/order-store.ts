@@ -9,15 +9,22 @@
  * layout before) that was one cache miss per field at a million resting orders, now it is the record's
  * two adjacent lines.
  *
- * Books hold their own copy of what matching needs (price, remaining lots, account); this store holds the
- * rest: identity, options, fill progress and the funds the order holds.
+ * The first 24 bytes of a record are the order's book node while it rests: the engine's fast books
+ * (book/fast-book.ts) keep their per-order fields (remaining lots, the links of the level's FIFO list, the
+ * level, the account) in the order's own record rather than in an arena of their own, so an amend or a
+ * cancel touches the order once instead of the record and a node elsewhere (`nodeBytes` below). The
+ * account is one field for both. The first line then holds what every command on a live order reads
+ * (identity, price, quantities, its book context and flags); the second what placement, fills and
+ * endings add (holds, notionals, the account list's links, the options).
  */
 import { assert } from './assert.ts';
 
 export const noSlot = -1;
 
-/** Bytes per order record (see the file comment); float64 fields first, then int32, then uint8. */
-const recordBytes = 128;
+/** Bytes per order record (see the file comment). */
+export const recordBytes = 128;
+/** Bytes at the start of each record that belong to the book node (book/fast-book.ts owns their layout). */
+export const nodeBytes = 24;
 const f64PerRecord = recordBytes / 8;
 const i32PerRecord = recordBytes / 4;
 
@@ -27,8 +34,9 @@ export class OrderStore {
   private used = 0;
   /** Slots ever handed out; slots below this are either live or on the free list. */
   private highWater = 0;
-  private f64 = new Float64Array(0);
-  private i32 = new Int32Array(0);
+  /** Views of the records' buffer; replaced when it grows (the fast books read their node fields here). */
+  f64 = new Float64Array(0);
+  i32 = new Int32Array(0);
   private u8 = new Uint8Array(0);
   /** Client order ids by slot ('' for none): strings live outside the records. */
   clientOrderId: string[] = [];
@@ -70,139 +78,139 @@ export class OrderStore {
   }
 
   orderId(slot: number): number {
-    return this.f64[slot * f64PerRecord + 0]!;
+    return this.f64[slot * f64PerRecord + 3]!;
   }
   setOrderId(slot: number, value: number): void {
-    this.f64[slot * f64PerRecord + 0] = value;
+    this.f64[slot * f64PerRecord + 3] = value;
   }
   /** Limit price (limit, stop_limit); 0 for market kinds. */
   priceTicks(slot: number): number {
-    return this.f64[slot * f64PerRecord + 1]!;
+    return this.f64[slot * f64PerRecord + 4]!;
   }
   setPriceTicks(slot: number, value: number): void {
-    this.f64[slot * f64PerRecord + 1] = value;
+    this.f64[slot * f64PerRecord + 4] = value;
   }
   stopPriceTicks(slot: number): number {
-    return this.f64[slot * f64PerRecord + 2]!;
+    return this.f64[slot * f64PerRecord + 10]!;
   }
   setStopPriceTicks(slot: number, value: number): void {
-    this.f64[slot * f64PerRecord + 2] = value;
+    this.f64[slot * f64PerRecord + 10] = value;
   }
   /** Price the buy hold was sized at: the limit, or the protection band of a market kind. */
   holdPriceTicks(slot: number): number {
-    return this.f64[slot * f64PerRecord + 3]!;
+    return this.f64[slot * f64PerRecord + 9]!;
   }
   setHoldPriceTicks(slot: number, value: number): void {
-    this.f64[slot * f64PerRecord + 3] = value;
+    this.f64[slot * f64PerRecord + 9] = value;
   }
   quantityLots(slot: number): number {
-    return this.f64[slot * f64PerRecord + 4]!;
-  }
-  setQuantityLots(slot: number, value: number): void {
-    this.f64[slot * f64PerRecord + 4] = value;
-  }
-  filledLots(slot: number): number {
     return this.f64[slot * f64PerRecord + 5]!;
   }
-  setFilledLots(slot: number, value: number): void {
+  setQuantityLots(slot: number, value: number): void {
     this.f64[slot * f64PerRecord + 5] = value;
   }
-  filledNotionalAtoms(slot: number): number {
+  filledLots(slot: number): number {
     return this.f64[slot * f64PerRecord + 6]!;
   }
-  setFilledNotionalAtoms(slot: number, value: number): void {
+  setFilledLots(slot: number, value: number): void {
     this.f64[slot * f64PerRecord + 6] = value;
+  }
+  filledNotionalAtoms(slot: number): number {
+    return this.f64[slot * f64PerRecord + 11]!;
+  }
+  setFilledNotionalAtoms(slot: number, value: number): void {
+    this.f64[slot * f64PerRecord + 11] = value;
   }
   /** Quote notional filled as taker since the last price change: fees round up on this. */
   takerNotionalAtoms(slot: number): number {
-    return this.f64[slot * f64PerRecord + 7]!;
+    return this.f64[slot * f64PerRecord + 12]!;
   }
   setTakerNotionalAtoms(slot: number, value: number): void {
-    this.f64[slot * f64PerRecord + 7] = value;
+    this.f64[slot * f64PerRecord + 12] = value;
   }
   /** Quote notional filled as maker since the last price change: fees round up on this. */
   makerNotionalAtoms(slot: number): number {
-    return this.f64[slot * f64PerRecord + 8]!;
+    return this.f64[slot * f64PerRecord + 13]!;
   }
   setMakerNotionalAtoms(slot: number, value: number): void {
-    this.f64[slot * f64PerRecord + 8] = value;
+    this.f64[slot * f64PerRecord + 13] = value;
   }
   /** Atoms the order holds: quote for buys, base for sells. */
   heldAtoms(slot: number): number {
-    return this.f64[slot * f64PerRecord + 9]!;
+    return this.f64[slot * f64PerRecord + 8]!;
   }
   setHeldAtoms(slot: number, value: number): void {
-    this.f64[slot * f64PerRecord + 9] = value;
+    this.f64[slot * f64PerRecord + 8] = value;
   }
   account(slot: number): number {
-    return this.i32[slot * i32PerRecord + 20]!;
+    return this.i32[slot * i32PerRecord + 5]!;
   }
   setAccount(slot: number, value: number): void {
-    this.i32[slot * i32PerRecord + 20] = value;
+    this.i32[slot * i32PerRecord + 5] = value;
   }
   /** Book context: pair index × 2 + mode. */
   context(slot: number): number {
-    return this.i32[slot * i32PerRecord + 21]!;
+    return this.i32[slot * i32PerRecord + 14]!;
   }
   setContext(slot: number, value: number): void {
-    this.i32[slot * i32PerRecord + 21] = value;
+    this.i32[slot * i32PerRecord + 14] = value;
   }
   /** Links in the owning account's list of live orders (oldest first); the free list reuses `accountNext`. */
   accountPrev(slot: number): number {
-    return this.i32[slot * i32PerRecord + 22]!;
+    return this.i32[slot * i32PerRecord + 28]!;
   }
   setAccountPrev(slot: number, value: number): void {
-    this.i32[slot * i32PerRecord + 22] = value;
+    this.i32[slot * i32PerRecord + 28] = value;
   }
   accountNext(slot: number): number {
-    return this.i32[slot * i32PerRecord + 23]!;
+    return this.i32[slot * i32PerRecord + 29]!;
   }
   setAccountNext(slot: number, value: number): void {
-    this.i32[slot * i32PerRecord + 23] = value;
+    this.i32[slot * i32PerRecord + 29] = value;
   }
   /** The taker fee rate the order was placed with (its account's rate then): its fills charge this rate, so
    * a later change of the account's rate never makes a fill exceed the fee cap the order holds. */
   takerFeeBps(slot: number): number {
-    return this.i32[slot * i32PerRecord + 24]!;
+    return this.i32[slot * i32PerRecord + 30]!;
   }
   setTakerFeeBps(slot: number, value: number): void {
-    this.i32[slot * i32PerRecord + 24] = value;
+    this.i32[slot * i32PerRecord + 30] = value;
   }
   side(slot: number): number {
-    return this.u8[slot * recordBytes + 100]!;
+    return this.u8[slot * recordBytes + 60]!;
   }
   setSide(slot: number, value: number): void {
-    this.u8[slot * recordBytes + 100] = value;
+    this.u8[slot * recordBytes + 60] = value;
   }
   orderType(slot: number): number {
-    return this.u8[slot * recordBytes + 101]!;
+    return this.u8[slot * recordBytes + 124]!;
   }
   setOrderType(slot: number, value: number): void {
-    this.u8[slot * recordBytes + 101] = value;
+    this.u8[slot * recordBytes + 124] = value;
   }
   timeInForce(slot: number): number {
-    return this.u8[slot * recordBytes + 102]!;
+    return this.u8[slot * recordBytes + 62]!;
   }
   setTimeInForce(slot: number, value: number): void {
-    this.u8[slot * recordBytes + 102] = value;
+    this.u8[slot * recordBytes + 62] = value;
   }
   selfTradePrevention(slot: number): number {
-    return this.u8[slot * recordBytes + 103]!;
+    return this.u8[slot * recordBytes + 125]!;
   }
   setSelfTradePrevention(slot: number, value: number): void {
-    this.u8[slot * recordBytes + 103] = value;
+    this.u8[slot * recordBytes + 125] = value;
   }
   postOnly(slot: number): number {
-    return this.u8[slot * recordBytes + 104]!;
+    return this.u8[slot * recordBytes + 63]!;
   }
   setPostOnly(slot: number, value: number): void {
-    this.u8[slot * recordBytes + 104] = value;
+    this.u8[slot * recordBytes + 63] = value;
   }
   status(slot: number): number {
-    return this.u8[slot * recordBytes + 105]!;
+    return this.u8[slot * recordBytes + 61]!;
   }
   setStatus(slot: number, value: number): void {
-    this.u8[slot * recordBytes + 105] = value;
+    this.u8[slot * recordBytes + 61] = value;
   }
 
   private resize(capacity: number): void {

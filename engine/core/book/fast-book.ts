@@ -1,6 +1,7 @@
 /**
- * The fast order book. No allocation per order: resting orders are nodes in a struct-of-arrays arena
- * indexed by the engine's order slot, linked into intrusive doubly-linked FIFO lists, one per price level.
+ * The fast order book. No allocation per order: resting orders are nodes in packed records indexed by the
+ * engine's order slot (for the engine's own books, the first bytes of the order's record in the order
+ * store), linked into intrusive doubly-linked FIFO lists, one per price level.
  *
  * Levels live in a per-book struct-of-arrays pool. Each side keeps its levels in a price-sorted typed
  * array with the best price at the end, so the best level is read, emptied and popped in O(1), and new
@@ -18,26 +19,55 @@ import { Result, type ResultCode } from '../results.ts';
 import { assert } from '../assert.ts';
 import { grownFloat64, grownInt32, grownUint8 } from '../typed-arrays.ts';
 import { IntMap, missing } from '../int-map.ts';
+import { nodeBytes } from '../order-store.ts';
 import { noPrice, type Book, type BookFactory, type BookLevel, type MatchHandler, type OrderVisitor } from './book.ts';
 
 const nil = -1;
 
-/** Bytes per node record: `lots` (float64) first, then `next`, `prev`, `level` and `account` (int32). */
-const nodeBytes = 32;
+/**
+ * Where the records' node fields live: a buffer and its two views, of which the first `nodeBytes` of
+ * every `recordBytes`-byte record are the node (order-store.ts lays its records out so).
+ */
+export interface NodeRecords {
+  readonly f64: Float64Array<ArrayBuffer>;
+  readonly i32: Int32Array<ArrayBuffer>;
+}
 
 /**
- * Per-order node fields, shared by every fast book of one engine (one slot is in at most one book), as
- * packed 32-byte records in one buffer read through a float64 and an int32 view: walking a level or
- * unlinking a node touches one cache line per order rather than one per field.
+ * Per-order node fields, shared by every fast book of one factory (one slot is in at most one book):
+ * `lots` (float64) first, then `next`, `prev`, `level` and `account` (int32), at the start of a record of
+ * `recordBytes` bytes. A factory over an engine's order store keeps them in the orders' own 128-byte
+ * records, so that touching an order touches one record (order-store.ts); a factory of its own (a domain's
+ * books over its own slots) keeps them in packed 32-byte records. Either way walking a level or unlinking
+ * a node touches one cache line per order rather than one per field.
  */
 class NodeArena {
   capacity = 0;
   private f64 = new Float64Array(0);
   private i32 = new Int32Array(0);
+  private readonly f64Stride: number;
+  private readonly i32Stride: number;
+
+  constructor(
+    private readonly recordBytes: number,
+    private readonly records: NodeRecords | null,
+  ) {
+    assert(recordBytes % 8 === 0 && recordBytes >= nodeBytes, 'node records hold a node');
+    this.f64Stride = recordBytes / 8;
+    this.i32Stride = recordBytes / 4;
+  }
 
   ensure(capacity: number): void {
+    if (this.records !== null) {
+      // The order store has grown its buffer already: read the new views.
+      assert(this.records.i32.length >= capacity * this.i32Stride, 'order records smaller than the slots');
+      this.f64 = this.records.f64;
+      this.i32 = this.records.i32;
+      this.capacity = capacity;
+      return;
+    }
     if (capacity <= this.capacity) return;
-    const buffer = new ArrayBuffer(capacity * nodeBytes);
+    const buffer = new ArrayBuffer(capacity * this.recordBytes);
     new Uint8Array(buffer).set(new Uint8Array(this.f64.buffer));
     this.f64 = new Float64Array(buffer);
     this.i32 = new Int32Array(buffer);
@@ -45,34 +75,34 @@ class NodeArena {
   }
 
   lots(slot: number): number {
-    return this.f64[slot * (nodeBytes / 8)]!;
+    return this.f64[slot * this.f64Stride]!;
   }
   setLots(slot: number, value: number): void {
-    this.f64[slot * (nodeBytes / 8)] = value;
+    this.f64[slot * this.f64Stride] = value;
   }
   next(slot: number): number {
-    return this.i32[slot * (nodeBytes / 4) + 2]!;
+    return this.i32[slot * this.i32Stride + 2]!;
   }
   setNext(slot: number, value: number): void {
-    this.i32[slot * (nodeBytes / 4) + 2] = value;
+    this.i32[slot * this.i32Stride + 2] = value;
   }
   prev(slot: number): number {
-    return this.i32[slot * (nodeBytes / 4) + 3]!;
+    return this.i32[slot * this.i32Stride + 3]!;
   }
   setPrev(slot: number, value: number): void {
-    this.i32[slot * (nodeBytes / 4) + 3] = value;
+    this.i32[slot * this.i32Stride + 3] = value;
   }
   level(slot: number): number {
-    return this.i32[slot * (nodeBytes / 4) + 4]!;
+    return this.i32[slot * this.i32Stride + 4]!;
   }
   setLevel(slot: number, value: number): void {
-    this.i32[slot * (nodeBytes / 4) + 4] = value;
+    this.i32[slot * this.i32Stride + 4] = value;
   }
   account(slot: number): number {
-    return this.i32[slot * (nodeBytes / 4) + 5]!;
+    return this.i32[slot * this.i32Stride + 5]!;
   }
   setAccount(slot: number, value: number): void {
-    this.i32[slot * (nodeBytes / 4) + 5] = value;
+    this.i32[slot * this.i32Stride + 5] = value;
   }
 }
 
@@ -439,8 +469,19 @@ export class FastBook implements Book {
   }
 }
 
+/** Bytes per node record of a factory that keeps its own nodes (no order store to share). */
+const ownRecordBytes = 32;
+
 export class FastBookFactory implements BookFactory {
-  private readonly nodes = new NodeArena();
+  private readonly nodes: NodeArena;
+
+  /**
+   * With `records`, the books keep their nodes in those order records (an engine's order store, whose
+   * records are `recordBytes` long); without, in an arena of their own.
+   */
+  constructor(records: NodeRecords | null = null, recordBytes = ownRecordBytes) {
+    this.nodes = new NodeArena(records === null ? ownRecordBytes : recordBytes, records);
+  }
 
   create(levelsPerSideMax: number): FastBook {
     return new FastBook(this.nodes, levelsPerSideMax);
