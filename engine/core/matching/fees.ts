@@ -16,6 +16,8 @@ export function feeIncrement(beforeAtoms: number, notionalAtoms: number, feeBps:
 
 /** ceil(notional × bps / 10 000), computed without leaving the safe-integer range. */
 export function feeCap(notionalAtoms: number, feeBps: number): number {
+  // A zero rate (the default maker fee, held on every buy) caps nothing: skip two divisions.
+  if (feeBps === 0) return 0;
   const whole = Math.floor(notionalAtoms / bpsDenominator);
   const rest = notionalAtoms - whole * bpsDenominator;
   return whole * feeBps + Math.ceil((rest * feeBps) / bpsDenominator);
