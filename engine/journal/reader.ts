@@ -4,9 +4,9 @@
  * cut off when the caller allows it; any other bad frame or gap stops with an error that names the
  * segment, the byte offset and the seq.
  */
-import { readFileSync, truncateSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, truncateSync } from 'node:fs';
 import type { Command } from '../core/commands.ts';
-import { FrameDecoder, FrameStatus, decodeSegmentHeader, segmentFormatVersion, segmentHeaderBytes } from './codec.ts';
+import { FrameDecoder, FrameStatus, decodeSegmentHeader, frameBytesMax, frameHeaderBytes, segmentFormatVersion, segmentHeaderBytes } from './codec.ts';
 import { listSegments, type SegmentFile } from './segments.ts';
 
 export class JournalCorruptError extends Error {
@@ -47,6 +47,16 @@ export interface ReadSummary {
 }
 
 /**
+ * Bytes read from a segment at a time, into one buffer reused for every chunk. Reading a whole segment
+ * (up to 64 MiB) at once left its bytes to fall out of the caches long before the frames were decoded: on
+ * the replay of a generated journal, the first touch of each frame (its CRC) was an eighth of the time.
+ * A chunk is decoded right after the kernel has copied it in, while it is still cached. Chosen with
+ * `npm run replay` of a 1 M-command generated journal, five alternating runs each (medians): whole
+ * segment 280 k events/s; chunks of 64 KiB 321 k, 256 KiB 326 k, 1 MiB 331 k, 4 MiB 328 k.
+ */
+const chunkBytes = 1 << 20;
+
+/**
  * Reads every frame after `afterSeq` from a journal directory (or one segment file) and hands it on with
  * the format version of its segment (the rules it was written under: see journal/rules.ts).
  */
@@ -55,6 +65,8 @@ export function readJournal(source: string | SegmentFile[], onCommand: (command:
   const afterSeq = options.afterSeq ?? 0;
   const toSeq = options.toSeq ?? Number.MAX_SAFE_INTEGER;
   const summary: ReadSummary = { lastSeq: afterSeq, commands: 0, bytes: 0, lastSegment: null, lastSegmentBytes: 0, lastSegmentFormatVersion: 0 };
+  // A frame cut by a chunk's end is carried to the next chunk's start, so a chunk holds a whole frame.
+  const buffer = Buffer.allocUnsafe(Math.max(chunkBytes, 2 * (frameHeaderBytes + frameBytesMax)));
   let expected = -1;
   for (let index = 0; index < segments.length; index++) {
     const segment = segments[index]!;
@@ -62,51 +74,77 @@ export function readJournal(source: string | SegmentFile[], onCommand: (command:
     // A segment wholly covered by the snapshot is skipped unread, when the next one starts early enough.
     const next = segments[index + 1];
     if (next !== undefined && next.firstSeq <= afterSeq + 1) continue;
-    const bytes = readFileSync(segment.path);
-    options.onSegment?.(segment, bytes.length);
-    const firstSeq = decodeSegmentHeader(bytes, segment.name);
-    if (firstSeq !== segment.firstSeq) {
-      throw new JournalCorruptError(`${segment.name}: header says first seq ${firstSeq}`, segment.name, 0, firstSeq);
-    }
-    summary.lastSegment = segment;
-    summary.lastSegmentBytes = bytes.length;
-    const formatVersion = segmentFormatVersion(bytes, segment.name);
-    summary.lastSegmentFormatVersion = formatVersion;
-    const decoder = new FrameDecoder(bytes, segmentHeaderBytes);
-    let frameStart = decoder.offset;
-    for (let command = decoder.next(); command !== null; command = decoder.next()) {
-      const seq = command.seq;
-      if (expected === -1) {
-        if (seq > afterSeq + 1) {
-          throw new JournalCorruptError(`${segment.name}@${frameStart}: journal starts at seq ${seq}, expected ${afterSeq + 1} or earlier`, segment.name, frameStart, seq);
+    const fd = openSync(segment.path, 'r');
+    try {
+      const fileBytes = fstatSync(fd).size;
+      options.onSegment?.(segment, fileBytes);
+      const headerBytes = readSync(fd, buffer, 0, Math.min(segmentHeaderBytes, fileBytes), 0);
+      const header = buffer.subarray(0, headerBytes);
+      const firstSeq = decodeSegmentHeader(header, segment.name);
+      if (firstSeq !== segment.firstSeq) {
+        throw new JournalCorruptError(`${segment.name}: header says first seq ${firstSeq}`, segment.name, 0, firstSeq);
+      }
+      summary.lastSegment = segment;
+      summary.lastSegmentBytes = fileBytes;
+      const formatVersion = segmentFormatVersion(header, segment.name);
+      summary.lastSegmentFormatVersion = formatVersion;
+      // The file offset of buffer[0], and how many bytes of a cut frame the buffer starts with.
+      let chunkStart = segmentHeaderBytes;
+      let carried = 0;
+      for (;;) {
+        const readBytes = readSync(fd, buffer, carried, buffer.length - carried, chunkStart + carried);
+        const chunkEnd = chunkStart + carried + readBytes;
+        const atEnd = chunkEnd >= fileBytes || readBytes === 0;
+        const decoder = new FrameDecoder(buffer.subarray(0, carried + readBytes), 0);
+        let frameStart = 0;
+        for (let command = decoder.next(); command !== null; command = decoder.next()) {
+          const seq = command.seq;
+          if (expected === -1) {
+            if (seq > afterSeq + 1) {
+              const at = chunkStart + frameStart;
+              throw new JournalCorruptError(`${segment.name}@${at}: journal starts at seq ${seq}, expected ${afterSeq + 1} or earlier`, segment.name, at, seq);
+            }
+          } else if (seq !== expected) {
+            const at = chunkStart + frameStart;
+            throw new JournalCorruptError(`${segment.name}@${at}: seq ${seq} where ${expected} was expected`, segment.name, at, seq);
+          }
+          expected = seq + 1;
+          if (seq > afterSeq) {
+            if (seq > toSeq) return summary;
+            onCommand(command, formatVersion);
+            summary.lastSeq = seq;
+            summary.commands++;
+            summary.bytes += decoder.offset - frameStart;
+          }
+          frameStart = decoder.offset;
         }
-      } else if (seq !== expected) {
-        throw new JournalCorruptError(`${segment.name}@${frameStart}: seq ${seq} where ${expected} was expected`, segment.name, frameStart, seq);
+        if (decoder.status === FrameStatus.ok && atEnd) break;
+        if (decoder.status === FrameStatus.ok || (decoder.status === FrameStatus.incomplete && !atEnd)) {
+          // The chunk ended between frames or inside one: carry the cut frame over and read on.
+          carried = carried + readBytes - decoder.offset;
+          buffer.copyWithin(0, decoder.offset, decoder.offset + carried);
+          chunkStart += decoder.offset;
+          continue;
+        }
+        const stoppedAt = chunkStart + decoder.offset;
+        const tornTail =
+          isLast && (decoder.status === FrameStatus.incomplete || (decoder.badFrameEnd !== -1 && chunkStart + decoder.badFrameEnd === fileBytes));
+        if (!tornTail) {
+          throw new JournalCorruptError(
+            `${segment.name}@${stoppedAt}: ${decoder.problem} after seq ${expected === -1 ? afterSeq : expected - 1}`,
+            segment.name,
+            stoppedAt,
+            expected === -1 ? afterSeq + 1 : expected,
+          );
+        }
+        options.onTornTail?.(segment.name, stoppedAt, decoder.problem);
+        if (options.truncateTornTail) truncateSync(segment.path, stoppedAt);
+        summary.lastSegmentBytes = stoppedAt;
+        break;
       }
-      expected = seq + 1;
-      if (seq > afterSeq) {
-        if (seq > toSeq) return summary;
-        onCommand(command, formatVersion);
-        summary.lastSeq = seq;
-        summary.commands++;
-        summary.bytes += decoder.offset - frameStart;
-      }
-      frameStart = decoder.offset;
+    } finally {
+      closeSync(fd);
     }
-    if (decoder.status === FrameStatus.ok) continue;
-    const tornTail =
-      isLast && (decoder.status === FrameStatus.incomplete || (decoder.badFrameEnd !== -1 && decoder.badFrameEnd === bytes.length));
-    if (!tornTail) {
-      throw new JournalCorruptError(
-        `${segment.name}@${decoder.offset}: ${decoder.problem} after seq ${expected === -1 ? afterSeq : expected - 1}`,
-        segment.name,
-        decoder.offset,
-        expected === -1 ? afterSeq + 1 : expected,
-      );
-    }
-    options.onTornTail?.(segment.name, decoder.offset, decoder.problem);
-    if (options.truncateTornTail) truncateSync(segment.path, decoder.offset);
-    summary.lastSegmentBytes = decoder.offset;
   }
   return summary;
 }
