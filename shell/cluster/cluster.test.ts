@@ -16,7 +16,7 @@ import { loadConfig } from '../config.ts';
 import { replicationSettings } from './settings.ts';
 import type { LeaderBody } from './routes.ts';
 import { freeLoopbackPort, natsAbsent, startLocalNats } from '../../engine/runtime/replication/local-nats.ts';
-import { leaderOf } from './test-kit.ts';
+import { leaderOf, servesAsLeader } from './test-kit.ts';
 
 const serverPath = fileURLToPath(new URL('../server.ts', import.meta.url));
 
@@ -73,7 +73,7 @@ test('replicated server: the standby redirects to the leader, takes over when it
   };
   try {
     const a = startNode('a', false);
-    const aLeads = await waitForLeader(ports.a, a, (body) => body.role === 'leader');
+    const aLeads = await waitForLeader(ports.a, a, servesAsLeader);
     assert.equal(aLeads.replication, 'jetstream');
     assert.deepEqual(aLeads.leader, { node: 'a', url: `http://127.0.0.1:${ports.a}` });
     assert.equal(aLeads.state_hash, null);
@@ -94,7 +94,7 @@ test('replicated server: the standby redirects to the leader, takes over when it
     const killedAt = performance.now();
     a.kill('SIGKILL');
     // The server's own answer (no state hash), not the standby's: b serves as the leader.
-    const bLeads = await waitForLeader(ports.b, b, (leader) => leader.role === 'leader' && leader.state_hash === null);
+    const bLeads = await waitForLeader(ports.b, b, servesAsLeader);
     const tookMs = Math.round(performance.now() - killedAt);
     assert.ok(bLeads.seq >= lastSeen, `the new leader is at seq ${bLeads.seq}, before ${lastSeen} which the old one had made durable`);
     assert.deepEqual(bLeads.leader, { node: 'b', url: `http://127.0.0.1:${ports.b}` });

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import type { LeaderBody } from './routes.ts';
 import { freeLoopbackPort, natsAbsent, startLocalNats } from '../../engine/runtime/replication/local-nats.ts';
-import { leaderOf } from './test-kit.ts';
+import { leaderOf, servesAsLeader } from './test-kit.ts';
 
 const serverPath = fileURLToPath(new URL('../server.ts', import.meta.url));
 // Messages are compared field by field.
@@ -124,7 +124,7 @@ test('stream edges: the same messages and seqs as the leader, resume by seq on a
   };
   try {
     const leader = start('leader');
-    await until('the leader', async () => ((await leaderOf(ports.leader))?.role === 'leader' ? true : null), leader);
+    await until('the leader', async () => (servesAsLeader(await leaderOf(ports.leader)) ? true : null), leader);
     const alice = await trader(ports.leader, 'alice');
     const bob = await trader(ports.leader, 'bob');
     await burst(ports.leader, alice, bob, 0);
@@ -251,7 +251,7 @@ test('stream edges: when the leader dies the edge follows the new one, closes it
   };
   try {
     const a = start('a', []);
-    await until('a to lead', async () => ((await leaderOf(ports.a))?.role === 'leader' ? true : null), a);
+    await until('a to lead', async () => (servesAsLeader(await leaderOf(ports.a)) ? true : null), a);
     const b = start('b', ['--standby']);
     const edge = start('edge', ['--edge']);
     await until('b to stand by', async () => ((await leaderOf(ports.b))?.role === 'standby' ? true : null), b);
@@ -262,7 +262,7 @@ test('stream edges: when the leader dies the edge follows the new one, closes it
     const closed = new Promise<number>((resolve) => before.socket.once('close', (code) => resolve(code)));
 
     a.kill('SIGKILL');
-    await until('b to lead', async () => ((await leaderOf(ports.b))?.role === 'leader' ? true : null), b);
+    await until('b to lead', async () => (servesAsLeader(await leaderOf(ports.b)) ? true : null), b);
     // The new leader's first batch (an oracle tick) carries its epoch: the edge starts its seqs again there.
     assert.equal(await closed, 1012, 'the edge closes connections whose seqs were the old leader\'s');
     assert.deepEqual((await until('the edge to see the new lease', async () => {

@@ -10,3 +10,13 @@ export async function leaderOf(port: number): Promise<LeaderBody | null> {
     return null;
   }
 }
+
+/**
+ * Whether a GET /leader answer comes from a leader's whole server. A node that has just taken the lease
+ * still answers from its standby server (with its state hash) until it hands over to the whole server on
+ * the same port; a request sent in that window is refused, so tests wait for the server's own answer,
+ * which carries no state hash.
+ */
+export function servesAsLeader(body: LeaderBody | null): boolean {
+  return body !== null && body.role === 'leader' && body.state_hash === null;
+}
