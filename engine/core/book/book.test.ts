@@ -10,6 +10,7 @@ import { Result } from '../results.ts';
 import { noPrice, type Book, type BookFactory, type BookLevel, type MatchHandler } from './book.ts';
 import { FastBookFactory, type FastBook } from './fast-book.ts';
 import { ReferenceBookFactory } from './reference-book.ts';
+import { OrderStore, recordBytes } from '../order-store.ts';
 
 class RecordingHandler implements MatchHandler {
   readonly fills: Array<[slot: number, price: number, lots: number, left: number]> = [];
@@ -33,8 +34,17 @@ function levels(book: Book, side: 0 | 1): BookLevel[] {
   return out.slice(0, count).map((level) => ({ ...level }));
 }
 
+/** A fast factory whose nodes live in an order store's records (as the engine's are), grown to 2^16 slots. */
+function factoryOverOrderRecords(): BookFactory {
+  const store = new OrderStore(1 << 16);
+  const factory = new FastBookFactory(store, recordBytes);
+  while (store.hasRoom()) store.allocate((capacity) => factory.ensureSlots(capacity));
+  return factory;
+}
+
 const kinds: Array<[string, () => BookFactory]> = [
   ['fast', () => new FastBookFactory()],
+  ['fast (nodes in order records)', factoryOverOrderRecords],
   ['reference', () => new ReferenceBookFactory()],
 ];
 
