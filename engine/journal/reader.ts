@@ -50,9 +50,10 @@ export interface ReadSummary {
  * Bytes read from a segment at a time, into one buffer reused for every chunk. Reading a whole segment
  * (up to 64 MiB) at once left its bytes to fall out of the caches long before the frames were decoded: on
  * the replay of a generated journal, the first touch of each frame (its CRC) was an eighth of the time.
- * A chunk is decoded right after the kernel has copied it in, while it is still cached. Chosen with
- * `npm run replay` of a 1 M-command generated journal, five alternating runs each (medians): whole
- * segment 280 k events/s; chunks of 64 KiB 321 k, 256 KiB 326 k, 1 MiB 331 k, 4 MiB 328 k.
+ * A chunk is decoded right after the kernel has copied it in, while it is still cached. Chosen with the
+ * replay of a 1 M-command generated journal (esbuild bundles of scripts/replay.ts, five runs each in
+ * turns, medians): whole segment 280 k events/s; chunks of 64 KiB 321 k, 256 KiB 326 k, 1 MiB 331 k,
+ * 4 MiB 328 k.
  */
 const chunkBytes = 1 << 20;
 
