@@ -126,6 +126,8 @@ test('reconcile: a journal with frames the stream does not hold is cut back to t
 /** A child's stdout as lines, with a way to wait for the first line matching a prefix after a point. */
 class Child {
   readonly lines: string[] = [];
+  /** The child's last log lines (stderr), shown when a wait fails, to say what the node was doing. */
+  private readonly logTail: string[] = [];
   private waiters: Array<() => void> = [];
   exited = false;
 
@@ -136,6 +138,10 @@ class Child {
     createInterface({ input: process.stdout! }).on('line', (line) => {
       this.lines.push(line);
       for (const waiter of this.waiters.splice(0)) waiter();
+    });
+    createInterface({ input: process.stderr! }).on('line', (line) => {
+      this.logTail.push(line);
+      if (this.logTail.length > 12) this.logTail.shift();
     });
     process.on('exit', () => {
       this.exited = true;
@@ -149,9 +155,9 @@ class Child {
     for (;;) {
       const line = this.lines.slice(from).find((candidate) => candidate.startsWith(prefix));
       if (line !== undefined) return line;
-      if (this.exited) throw new Error(`${this.name} exited before printing "${prefix}"`);
+      if (this.exited) throw new Error(`${this.name} exited before printing "${prefix}"; its last log lines:\n${this.logTail.join('\n')}`);
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`${this.name} printed no "${prefix}" within ${timeoutMs} ms`);
+      if (left <= 0) throw new Error(`${this.name} printed no "${prefix}" within ${timeoutMs} ms; its last log lines:\n${this.logTail.join('\n')}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {
@@ -220,7 +226,7 @@ test('failover: the standby leads after the leader dies, no acknowledged command
   const natsUrl = nats.url;
   const children: Child[] = [];
   const startNode = (name: string, seed: number): Child => {
-    const child = new Child(name, spawn(process.execPath, ['--import', 'tsx', childPath, join(root, name), natsUrl, name, String(seed), String(leaseTtlMs)], { stdio: ['pipe', 'pipe', 'ignore'] }));
+    const child = new Child(name, spawn(process.execPath, ['--import', 'tsx', childPath, join(root, name), natsUrl, name, String(seed), String(leaseTtlMs)], { stdio: ['pipe', 'pipe', 'pipe'] }));
     children.push(child);
     return child;
   };
