@@ -1,7 +1,7 @@
 /**
  * One side of bench:engine:ab (bench/engine-ab.ts), run as its own process from an esbuild bundle: the
  * exchange-core or simple mix of bench/streams.ts at one resting count, a warm-up, then timed runs as
- * bench:engine times them (a fresh engine per run, a full collection and a short pause before each, only
+ * bench:engine times them (bench/timing.ts: a fresh engine per run, a full collection and a short pause before each, only
  * `apply` on the clock), every run checked against the stream's oracle. The bundle of the baseline side
  * is this same file with every import of engine/ taken from the other checkout, so both sides time their
  * own engine on a stream made by the same generator.
@@ -12,12 +12,9 @@
  * hash and result codes, equal on both sides when their engines behave alike).
  */
 import { parseArgs } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import type { Command } from '../engine/core/commands.ts';
-import type { Engine } from '../engine/core/engine.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
-import { createBenchEngine, exchangeCoreMix, simpleMix } from './streams.ts';
+import { exchangeCoreMix, simpleMix } from './streams.ts';
+import { prepare, settle, timeStream } from './timing.ts';
 
 const { values } = parseArgs({
   options: {
@@ -35,34 +32,17 @@ const seed = Number(values.seed);
 const markets = loadMarkets();
 const mix = values.mix === 'simple' ? simpleMix : exchangeCoreMix;
 
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as (() => void) | undefined;
-const sleepCell = new Int32Array(new SharedArrayBuffer(4));
-
-function prepare(setup: readonly Command[]): Engine {
-  const engine = createBenchEngine(markets);
-  for (const command of setup) engine.apply(command);
-  return engine;
-}
-
-function timeStream(engine: Engine, stream: readonly Command[], results: Uint16Array): number {
-  const start = process.hrtime.bigint();
-  for (let index = 0; index < stream.length; index++) results[index] = engine.apply(stream[index]!);
-  return Number(process.hrtime.bigint() - start) / 1e9;
-}
-
 // Warm-up on a stream of another seed (as bench:engine does), so V8 has optimised the engine first.
 const warm = mix({ markets, seed: seed + 1000, resting: Math.min(resting, 10_000), commands: 1_000_000, skipHash: true });
-for (const length of [1_000, warm.stream.length]) timeStream(prepare(warm.setup), warm.stream.slice(0, length), new Uint16Array(length));
+for (const length of [1_000, warm.stream.length]) timeStream(prepare(markets, warm), warm.stream.slice(0, length), new Uint16Array(length));
 
 const scenario = mix({ markets, seed, resting, commands });
 const opsPerS: number[] = [];
 let mismatches = 0;
 for (let run = 0; run < runs; run++) {
-  const engine = prepare(scenario.setup);
+  const engine = prepare(markets, scenario);
   const results = new Uint16Array(scenario.stream.length);
-  if (collectGarbage !== undefined) collectGarbage();
-  Atomics.wait(sleepCell, 0, 0, 200);
+  settle();
   const seconds = timeStream(engine, scenario.stream, results);
   opsPerS.push(scenario.stream.length / seconds);
   for (let index = 0; index < results.length; index++) if (results[index] !== scenario.expected[index]) mismatches++;

@@ -11,8 +11,6 @@
  * resting orders; the results are then compared with the oracle's, so a stream that silently got refused,
  * or an engine that did different work, shows up in the table instead of as a fast number.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import os from 'node:os';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -25,7 +23,8 @@ import { resultCode, type ResultCode } from '../engine/core/results.ts';
 import { stateHash } from '../engine/core/state-hash.ts';
 import { formatPrice, formatQuantity } from '../engine/core/units.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
-import { benchPairId, createBenchEngine, exchangeCoreMix, hybridMix, midTicks, quoteTickCommands, simpleMix, type PeerOps, type Scenario, type VenueQuoteLevels } from './streams.ts';
+import { benchPairId, exchangeCoreMix, hybridMix, midTicks, quoteTickCommands, simpleMix, type PeerOps, type Scenario, type VenueQuoteLevels } from './streams.ts';
+import { clockNs, prepare, settle, timeStream } from './timing.ts';
 import { hybridVenues, timeWorkerQuotes, type QuoteTimes } from './venues.ts';
 
 const { OrderBook, Side: PeerSide } = obPkg;
@@ -48,55 +47,8 @@ const offeredIntervalNs = 1_000;
 /** Timed quotes of each fixture pool (a few milliseconds each). */
 const quoteRounds = 20;
 
-const hrtime = process.hrtime;
-const clockBaseSeconds = hrtime()[0];
-
-/**
- * Monotonic time in nanoseconds since the bench started. The paced loop reads the clock tens of millions
- * of times and must allocate nothing, or the scavenges that garbage causes would show up as latency:
- * performance.now() boxes a number per call, while the array process.hrtime() returns is optimised away
- * once hrtime is inlined here and this is inlined into the loop. (The array must stay a local of this
- * function: kept in a variable of the loop itself, it is allocated for real.)
- */
-function clockNs(): number {
-  const time = hrtime();
-  return (time[0] - clockBaseSeconds) * 1e9 + time[1];
-}
-
-/**
- * A full collection before each timed section, so that garbage left by generating the stream is not
- * collected on the clock, then a short sleep: V8 finishes the collection (sweeping) on helper threads,
- * and on a two-core machine they would otherwise compete with the first milliseconds of the timed loop.
- * The npm script passes no flags, so the collector is exposed at run time.
- */
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as (() => void) | undefined;
-const sleepCell = new Int32Array(new SharedArrayBuffer(4));
-function settle(): void {
-  if (collectGarbage !== undefined) collectGarbage();
-  Atomics.wait(sleepCell, 0, 0, 200);
-}
-
 function log(line = ''): void {
   process.stdout.write(line + '\n');
-}
-
-/** An engine prepared like the oracle: the scenario's deposits and resting orders, untimed. */
-function prepare(scenario: Scenario): Engine {
-  const engine = createBenchEngine(markets);
-  for (const command of scenario.setup) {
-    const result = engine.apply(command);
-    if (result !== 0) throw new Error(`setup command ${command.seq} refused: ${resultCode(result)}`);
-  }
-  return engine;
-}
-
-/** The timed loop: nothing but apply and keep the result (checked after the clock stops). */
-function timeStream(engine: Engine, stream: readonly Command[], results: Uint16Array): number {
-  const count = stream.length;
-  const start = clockNs();
-  for (let index = 0; index < count; index++) results[index] = engine.apply(stream[index]!);
-  return (clockNs() - start) / 1e9;
 }
 
 /**
@@ -195,7 +147,7 @@ function runOurs(label: string, scenario: Scenario): { opsPerS: number; engine: 
   let engine: Engine | undefined;
   let verdict: Check | undefined;
   for (let run = 0; run < timedRuns; run++) {
-    engine = prepare(scenario);
+    engine = prepare(markets, scenario);
     const results = new Uint16Array(scenario.stream.length);
     settle();
     const seconds = timeStream(engine, scenario.stream, results);
@@ -365,11 +317,11 @@ function warmUp(venues: readonly VenueQuoteLevels[]): void {
   const hybrid = hybridMix({ markets, seed: 903, resting: 10_000, commands: warmupCommands, skipHash: true, venues });
   for (const length of [1_000, pacedWarmupCommands, pacedWarmupCommands]) {
     const paced = exchange.stream.slice(0, length);
-    timePaced(prepare(exchange), paced, new Uint16Array(length), new Float64Array(length), new Float64Array(length));
+    timePaced(prepare(markets, exchange), paced, new Uint16Array(length), new Float64Array(length), new Float64Array(length));
   }
   for (const scenario of [exchange, simple, hybrid]) {
     for (const length of [1_000, scenario.stream.length]) {
-      timeStream(prepare(scenario), scenario.stream.slice(0, length), new Uint16Array(length));
+      timeStream(prepare(markets, scenario), scenario.stream.slice(0, length), new Uint16Array(length));
     }
   }
   for (const length of [1_000, peerWarmupCommands]) timePeer(preparePeer(simple), peerPlan(simple.peerStream!, length));
@@ -476,7 +428,7 @@ interface Latency {
 /** Latency (µs) of the exchange-core mix at 10 k resting, offered at a constant 1 M ops/s. */
 function pacedLatency(): Latency {
   const paced = exchangeCoreMix({ markets, seed: 31, resting: 10_000, commands: latencyCommands });
-  const engine = prepare(paced);
+  const engine = prepare(markets, paced);
   const results = new Uint16Array(paced.stream.length);
   const latencies = new Float64Array(paced.stream.length);
   const service = new Float64Array(paced.stream.length);

@@ -477,10 +477,10 @@ export class FastBookFactory implements BookFactory {
 
   /**
    * With `records`, the books keep their nodes in those order records (an engine's order store, whose
-   * records are `recordBytes` long); without, in an arena of their own.
+   * records are `recordBytes` long); without, in an arena of their own of packed 32-byte records.
    */
   constructor(records: NodeRecords | null = null, recordBytes = ownRecordBytes) {
-    this.nodes = new NodeArena(records === null ? ownRecordBytes : recordBytes, records);
+    this.nodes = new NodeArena(recordBytes, records);
   }
 
   create(levelsPerSideMax: number): FastBook {
