@@ -12,7 +12,7 @@
  * settings, ledger, orders, contexts, venues and the id counters.
  */
 import { assert } from './assert.ts';
-import { IntMap } from './int-map.ts';
+import { OrderIdIndex } from './order-id-index.ts';
 import { GroupKind, PlacementRequest, type Mode } from './commands.ts';
 import {
   AmmFill,
@@ -91,7 +91,7 @@ export class EngineState {
   readonly orderReport = new OrderReport();
 
   readonly books: BookFactory;
-  readonly slotByOrderId = new IntMap(1024);
+  readonly slotByOrderId: OrderIdIndex;
   readonly slotByClientOrderId = new Map<string, number>();
   accountHead = new Int32Array(64).fill(noSlot);
   accountTail = new Int32Array(64).fill(noSlot);
@@ -180,6 +180,7 @@ export class EngineState {
     assert(this.settings.marketBandBps >= 0 && this.settings.marketBandBps < bpsDenominator, 'band out of range');
     this.sink = options.sink ?? nullSink;
     this.orders = new OrderStore(this.limits.ordersMax);
+    this.slotByOrderId = new OrderIdIndex(this.orders);
     // The fast books keep their nodes in the orders' own records (order-store.ts).
     this.books = options.books ?? new FastBookFactory(this.orders, recordBytes);
     const books = this.books;

@@ -4,7 +4,6 @@
  */
 import { Mode } from '../commands.ts';
 import type { EngineState } from '../engine-state.ts';
-import { missing } from '../int-map.ts';
 import { noAccount } from '../ledger.ts';
 import { noSlot } from '../order-store.ts';
 import { grownInt32 } from '../typed-arrays.ts';
@@ -65,8 +64,7 @@ export function ownedSlot(engine: EngineState, userId: number, mode: Mode, order
 /** Slot of a live order, or `noSlot`. */
 export function slotOf(engine: EngineState, orderId: number): number {
   if (!Number.isSafeInteger(orderId) || orderId < 0) return noSlot;
-  const slot = engine.slotByOrderId.get(orderId);
-  return slot === missing ? noSlot : slot;
+  return engine.slotByOrderId.get(orderId);
 }
 
 /** Live order slots of (user, mode), oldest first. */

@@ -65,7 +65,7 @@ function forget(engine: EngineState, slot: number): void {
     report.filledLots = store.filledLots(slot);
     report.filledNotionalAtoms = store.filledNotionalAtoms(slot);
   }
-  engine.slotByOrderId.delete(store.orderId(slot));
+  engine.slotByOrderId.delete(store.orderId(slot), slot);
   const clientOrderId = store.clientOrderId[slot]!;
   if (clientOrderId !== '') engine.slotByClientOrderId.delete(clientKey(account, clientOrderId));
   unlinkFromAccount(engine, account, slot);

@@ -147,7 +147,7 @@ function tryPlaceOrder(engine: EngineState, request: PlacementRequest): ResultCo
   store.setHeldAtoms(slot, heldAtoms);
   store.clientOrderId[slot] = clientOrderId;
   if (heldAtoms > 0) engine.ledger.hold(account, heldAsset, heldAtoms);
-  engine.slotByOrderId.set(request.orderId, slot);
+  engine.slotByOrderId.add(request.orderId, slot);
   if (clientOrderId !== '') engine.slotByClientOrderId.set(clientKey(account, clientOrderId), slot);
   linkToAccount(engine, account, slot);
 

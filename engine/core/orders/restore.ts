@@ -63,7 +63,7 @@ export function restoreOrder(engine: EngineState, row: RestoredOrder): number {
   store.setTakerFeeBps(slot, row.takerFeeBps);
   store.setHeldAtoms(slot, row.heldAtoms);
   store.clientOrderId[slot] = row.clientOrderId;
-  engine.slotByOrderId.set(row.orderId, slot);
+  engine.slotByOrderId.add(row.orderId, slot);
   if (row.clientOrderId !== '') engine.slotByClientOrderId.set(clientKey(account, row.clientOrderId), slot);
   if (row.status === OrderStatus.pending) {
     (row.side === 0 ? context.buyStops : context.sellStops).push(slot);
