@@ -10,10 +10,16 @@ import { safeIntegerMax } from './limits.ts';
 import type { Mode } from './commands.ts';
 import { assert } from './assert.ts';
 import { IntMap, missing } from './int-map.ts';
-import { grownFloat64, grownUint8 } from './typed-arrays.ts';
+import { grownFloat64, grownInt32, grownUint8 } from './typed-arrays.ts';
 
 export const feeUserId = 0;
 export const noAccount = -1;
+/**
+ * Account keys (user id × 2 + mode) below this are found by indexing an array, without hashing: user ids
+ * are issued in sequence, so nearly every key is small. The array grows to the largest such key opened,
+ * at most 16 MiB; larger keys go to a hash map.
+ */
+const directKeysMax = 1 << 22;
 
 export class Ledger {
   readonly assetCount: number;
@@ -21,7 +27,10 @@ export class Ledger {
   private held: Float64Array;
   private accountUsers: Float64Array;
   private accountModes: Uint8Array;
-  private readonly accountByKey = new IntMap(1024);
+  /** Account by key for keys below `directKeysMax` (`noAccount` where none is open). */
+  private accountByDirectKey = new Int32Array(64).fill(noAccount);
+  /** Account by key for the keys at or above `directKeysMax`. */
+  private readonly accountByKey = new IntMap(16);
   private capacity: number;
   /** Sum over all accounts of available + held, per asset. Changes only by deposit and withdraw. */
   readonly supply: Float64Array;
@@ -45,7 +54,10 @@ export class Ledger {
 
   /** The account of (user, mode), or `noAccount`. */
   find(userId: number, mode: Mode): number {
-    const account = this.accountByKey.get(userId * 2 + mode);
+    const key = userId * 2 + mode;
+    // `(key >>> 0) === key` only for whole numbers from 0 to 2^32 - 1, so the array is never indexed by another.
+    if ((key >>> 0) === key && key < directKeysMax) return key < this.accountByDirectKey.length ? this.accountByDirectKey[key]! : noAccount;
+    const account = this.accountByKey.get(key);
     return account === missing ? noAccount : account;
   }
 
@@ -55,16 +67,16 @@ export class Ledger {
 
   /** The account of (user, mode), opened if new; `noAccount` when the ledger is full. */
   findOrOpen(userId: number, mode: Mode): number {
-    const existing = this.accountByKey.get(userId * 2 + mode);
-    if (existing !== missing) return existing;
+    const existing = this.find(userId, mode);
+    if (existing !== noAccount) return existing;
     if (this.accountCount >= this.accountsMax) return noAccount;
     return this.openAccount(userId, mode);
   }
 
   /** Re-creates an account with its balances (snapshot restore); supply is restored separately. */
   restoreAccount(userId: number, mode: Mode, available: ArrayLike<number>, held: ArrayLike<number>): number {
-    const account = this.accountByKey.get(userId * 2 + mode);
-    const restored = account === missing ? this.openAccount(userId, mode) : account;
+    const account = this.find(userId, mode);
+    const restored = account === noAccount ? this.openAccount(userId, mode) : account;
     for (let asset = 0; asset < this.assetCount; asset++) {
       this.available[restored * this.assetCount + asset] = available[asset]!;
       this.held[restored * this.assetCount + asset] = held[asset]!;
@@ -77,7 +89,15 @@ export class Ledger {
     const account = this.accountCount++;
     this.accountUsers[account] = userId;
     this.accountModes[account] = mode;
-    this.accountByKey.set(userId * 2 + mode, account);
+    const key = userId * 2 + mode;
+    if ((key >>> 0) === key && key < directKeysMax) {
+      let length = this.accountByDirectKey.length;
+      while (length <= key) length *= 2;
+      if (length !== this.accountByDirectKey.length) this.accountByDirectKey = grownInt32(this.accountByDirectKey, length, noAccount);
+      this.accountByDirectKey[key] = account;
+    } else {
+      this.accountByKey.set(key, account);
+    }
     return account;
   }
 

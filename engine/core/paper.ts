@@ -33,8 +33,11 @@ export function fillPaperOnPrints(engine: EngineState): void {
     const lots = engine.printLots[index]!;
     context.lastPriceTicks = priceTicks;
     engine.takerContext = context;
-    context.book.match(1, priceTicks, lots, noAccount, SelfTradePrevention.none, engine.paperPrints);
-    context.book.match(0, priceTicks, lots, noAccount, SelfTradePrevention.none, engine.paperPrints);
+    // With no paper order resting on the pair (the usual case for a live print) there is nothing to fill.
+    if (context.book.orderCount > 0) {
+      context.book.match(1, priceTicks, lots, noAccount, SelfTradePrevention.none, engine.paperPrints);
+      context.book.match(0, priceTicks, lots, noAccount, SelfTradePrevention.none, engine.paperPrints);
+    }
     triggerStops(engine, context);
   }
   engine.printCount = 0;
