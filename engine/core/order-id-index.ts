@@ -12,9 +12,9 @@
  * whole table (a cache miss on every placement); and an entry is a 4-byte slot, so the table is a quarter
  * of the size for the same number of orders and more of it stays in the core's caches.
  *
- * The table has at least four entries per live order. With order lifetimes of any shape, an id overflows
- * only if the order placed one table's length of ids before it is still live; for lifetimes spread like an
- * exponential that is e^-4, about 2 % of ids.
+ * The table has at least four entries per live order. An id overflows only if an order placed a whole
+ * number of table lengths of ids before it is still live; with lifetimes spread like an exponential whose
+ * mean is the live count (in ids, by Little's law) that is about e^-4, 2 % of ids.
  *
  * Invariant: `table[p]` is `noSlot` or the slot of a live order whose id's low bits are `p`; every other
  * live id is in `overflow`.
