@@ -35,7 +35,7 @@ import { crc32 } from '../../journal/crc32.ts';
 import { useRulesOf } from '../../journal/rules.ts';
 import { platformDomains } from '../../domains/index.ts';
 import { loadMarkets } from '../markets.ts';
-import { FencedError, JournalStream } from './journal-stream.ts';
+import { FencedError, JournalStream, type StreamBatch } from './journal-stream.ts';
 import { replicationDefaults } from './settings.ts';
 
 const childPath = fileURLToPath(new URL('./replica-child.ts', import.meta.url));
@@ -89,9 +89,11 @@ test('reconcile: a journal with frames the stream does not hold is cut back to t
   if (natsAbsent(t)) return;
   const root = mkdtempSync(join(tmpdir(), 'reconcile-'));
   const nats = await startLocalNats(root);
+  // Closed in `finally` before the server stops: a client left open would keep this file's process alive.
+  let stream: JournalStream | undefined;
   const natsUrl = nats.url;
   try {
-    const stream = await openStream(natsUrl);
+    stream = await openStream(natsUrl);
     const ours = join(root, 'ours');
     const theirs = join(root, 'theirs');
     await writeJournal(ours, 1, 10);
@@ -116,8 +118,8 @@ test('reconcile: a journal with frames the stream does not hold is cut back to t
     rmSync(join(behind, 'snapshots'), { recursive: true });
     assert.equal(await reconcileJournal(behind, stream, () => {}), null);
     assert.equal(readJournal(join(behind, 'journal'), () => {}).lastSeq, 4);
-    await stream.close();
   } finally {
+    await stream?.close();
     nats.stop();
     rmSync(root, { recursive: true, force: true });
   }
@@ -178,9 +180,11 @@ test('a leader acknowledging on the local write (REPLICATION_ACK=local) publishe
   const root = mkdtempSync(join(tmpdir(), 'local-ack-'));
   const maxPayload = 16 * 1024;
   const nats = await startLocalNats(root, maxPayload);
+  // Closed in `finally` before the server stops: a client left open would keep this file's process alive.
+  let stream: JournalStream | undefined;
   const natsUrl = nats.url;
   try {
-    const stream = await openStream(natsUrl);
+    stream = await openStream(natsUrl);
     const markets = loadMarkets();
     const node = await ReplicaNode.open({
       settings: { ...replicationDefaults, natsUrl, nodeId: 'solo', advertiseUrl: '', leaseTtlMs, leaseRenewMs: 500, ack: 'local' },
@@ -199,7 +203,7 @@ test('a leader acknowledging on the local write (REPLICATION_ACK=local) publishe
     const tail = await stream.tail();
     let lastSeq = 0;
     for (let streamSeq = 1; streamSeq <= tail; streamSeq++) {
-      const batch = (await stream.batchAt(streamSeq))!;
+      const batch: StreamBatch = (await stream.batchAt(streamSeq))!;
       assert.ok(batch.frames.length <= maxPayload, `message ${streamSeq} holds ${batch.frames.length} bytes`);
       assert.equal(batch.firstSeq, lastSeq + 1);
       const decoder: FrameDecoder = new FrameDecoder(batch.frames, 0);
@@ -212,8 +216,8 @@ test('a leader acknowledging on the local write (REPLICATION_ACK=local) publishe
     assert.equal(lastSeq, leaderStatus.seq, 'every acknowledged batch reached the stream');
     assert.ok(tail > 2, `the big batch went as several messages (${tail} in all)`);
     assert.equal(stateHash(replay), leaderStatus.stateHash);
-    await stream.close();
   } finally {
+    await stream?.close();
     nats.stop();
     rmSync(root, { recursive: true, force: true });
   }
@@ -223,6 +227,8 @@ test('failover: the standby leads after the leader dies, no acknowledged command
   if (natsAbsent(t)) return;
   const root = mkdtempSync(join(tmpdir(), 'failover-'));
   const nats = await startLocalNats(root);
+  // Closed in `finally` before the server stops: a client left open would keep this file's process alive.
+  let stream: JournalStream | undefined;
   const natsUrl = nats.url;
   const children: Child[] = [];
   const startNode = (name: string, seed: number): Child => {
@@ -242,7 +248,7 @@ test('failover: the standby leads after the leader dies, no acknowledged command
         acked.set(seq, crc);
       }
     };
-    const stream = await openStream(natsUrl);
+    stream = await openStream(natsUrl);
     const random = new Prng(20);
     let seed = 100;
     let leader = startNode('a', seed++);
@@ -304,7 +310,7 @@ test('failover: the standby leads after the leader dies, no acknowledged command
     const tail = await stream.tail();
     let lastSeq = 0;
     for (let streamSeq = 1; streamSeq <= tail; streamSeq++) {
-      const batch = await stream.batchAt(streamSeq);
+      const batch: StreamBatch | null = await stream.batchAt(streamSeq);
       assert.ok(batch !== null, `stream message ${streamSeq} is missing`);
       assert.equal(batch.firstSeq, lastSeq + 1, `stream message ${streamSeq} starts at ${batch.firstSeq} after ${lastSeq}`);
       useRulesOf(engine, batch.formatVersion);
@@ -332,8 +338,8 @@ test('failover: the standby leads after the leader dies, no acknowledged command
     await assert.rejects(stream.publish(new Uint8Array(0), lastSeq + 1, lastSeq + 1, tail - 1), FencedError);
     assert.equal(await stream.tail(), tail);
     t.diagnostic(`${rounds} failovers (standby led after ${takeovers.join(', ')} ms; lease TTL ${leaseTtlMs} ms), ${acked.size} acknowledged commands, stream at seq ${lastSeq} in ${tail} messages; ${cuts} restarted nodes cut unreplicated frames off their journal`);
-    await stream.close();
   } finally {
+    await stream?.close();
     for (const child of children) if (!child.exited) child.process.kill('SIGKILL');
     nats.stop();
     rmSync(root, { recursive: true, force: true });
