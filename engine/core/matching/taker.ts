@@ -74,17 +74,21 @@ export function execute(engine: EngineState, context: BookContext, slot: number)
     // while pending, and the book may have filled up since.
     finishExpired(engine, slot, ExpireReason.immediateOrCancel);
   } else {
-    const remainingLots = wantedLots - filledLots;
-    book.add(slot, account, side, limitPriceTicks, remainingLots);
-    const event = engine.rested;
-    event.orderId = store.orderId(slot);
-    event.pairId = context.pair.id;
-    event.mode = context.mode;
-    event.side = side;
-    event.priceTicks = limitPriceTicks;
-    event.remainingLots = remainingLots;
-    engine.sink.onEvent(event);
+    rest(engine, context, slot, side, account, limitPriceTicks, wantedLots - filledLots);
   }
+}
+
+/** Puts what is left of a live limit order on its book and says so (the end of a taker walk that rests). */
+export function rest(engine: EngineState, context: BookContext, slot: number, side: Side, account: number, priceTicks: number, remainingLots: number): void {
+  context.book.add(slot, account, side, priceTicks, remainingLots);
+  const event = engine.rested;
+  event.orderId = engine.orders.orderId(slot);
+  event.pairId = context.pair.id;
+  event.mode = context.mode;
+  event.side = side;
+  event.priceTicks = priceTicks;
+  event.remainingLots = remainingLots;
+  engine.sink.onEvent(event);
 }
 
 /**

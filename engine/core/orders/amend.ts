@@ -8,7 +8,7 @@ import { OrderStatus } from '../events.ts';
 import { buyHold } from '../matching/fees.ts';
 import { holdTakerFeeBps } from './place.ts';
 import { crosses } from '../matching/hybrid.ts';
-import { execute } from '../matching/taker.ts';
+import { execute, rest } from '../matching/taker.ts';
 import { noSlot } from '../order-store.ts';
 import { ownedSlot } from './accounts.ts';
 import { Result, type ResultCode } from '../results.ts';
@@ -88,7 +88,10 @@ export function amendOrder(engine: EngineState, command: AmendOrder): ResultCode
   event.priorityKept = false;
   event.heldDeltaAtoms = deltaAtoms;
   engine.sink.onEvent(event);
-  execute(engine, context, slot);
+  // Most amends move a resting order within its side: with nothing on the other side at or through the
+  // new price (the book's or the outside's), the taker walk would take nothing and rest it, so it rests.
+  if (crosses(engine, context, side, newPriceTicks)) execute(engine, context, slot);
+  else rest(engine, context, slot, side, account, newPriceTicks, newRemainingLots);
   triggerStops(engine, context);
   return Result.ok;
 }
