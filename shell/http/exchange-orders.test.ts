@@ -163,6 +163,15 @@ test('batch place and cancel, amend with priority rules, and cancel-all over HTT
     const all = await call(server, 'DELETE', '/api/v1/exchange/eth/orders', undefined, mm.key);
     assert.equal(all.json['count'], 3, 'the two resting bids and the pending stop');
     assert.deepEqual((await call(server, 'GET', '/api/v1/exchange/eth/orders/open', undefined, mm.key)).json['orders'], []);
+
+    // An amend whose new price crosses fills at once: filled_now says what it took, remaining_quantity what is left open.
+    const other = await trader(server, 'taker_batch');
+    assert.equal((await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'sell', order_type: 'limit', quantity: '0.05', price: '3001' }, mm.key)).status, 201);
+    const otherBid = await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'buy', order_type: 'limit', quantity: '0.2', price: '2995' }, other.key);
+    const crossed = await call(server, 'PATCH', `/api/v1/exchange/eth/orders/${otherBid.json['order_id']}`, { price: '3002' }, other.key);
+    assert.deepEqual([crossed.json['price'], crossed.json['quantity'], crossed.json['filled_now'], crossed.json['remaining_quantity']], ['3002.00', '0.2000', '0.0500', '0.1500']);
+    const after = await call(server, 'GET', `/api/v1/exchange/eth/orders/${otherBid.json['order_id']}`, undefined, other.key);
+    assert.deepEqual([after.json['status'], after.json['filled_quantity']], ['partially_filled', '0.0500']);
   } finally {
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });

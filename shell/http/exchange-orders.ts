@@ -596,6 +596,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
         return enqueue(context, request, command, (outcome) => {
           if (outcome.result !== Result.ok) throw engineRefusal(outcome.result);
           let amended: Record<string, unknown> = { order_id: String(orderId), client_order_id: clientOrderId, unchanged: true };
+          let remainingLots = -1;
           let filledLots = 0;
           outcome.forEachEvent((event) => {
             if (event.kind === EventKind.orderAmended && event.orderId === orderId) {
@@ -604,12 +605,15 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
                 client_order_id: clientOrderId,
                 price: formatPrice(event.priceTicks, pair),
                 quantity: formatQuantity(event.quantityLots, pair),
-                remaining_quantity: formatQuantity(event.remainingLots, pair),
                 priority_kept: event.priorityKept,
               };
+              remainingLots = event.remainingLots;
             }
+            // What the re-run took at once: our resting orders' and the outside venues' liquidity alike.
             if (event.kind === EventKind.tradeExecuted && event.takerOrderId === orderId) filledLots += event.quantityLots;
+            if (event.kind === EventKind.ammFill && event.orderId === orderId) filledLots += event.quantityLots;
           });
+          if (remainingLots >= 0) amended['remaining_quantity'] = formatQuantity(remainingLots - filledLots, pair);
           return { body: { ...amended, filled_now: formatQuantity(filledLots, pair) } };
         });
       },
