@@ -605,6 +605,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
                 client_order_id: clientOrderId,
                 price: formatPrice(event.priceTicks, pair),
                 quantity: formatQuantity(event.quantityLots, pair),
+                remaining_quantity: '', // set below, once the fills of the re-run are counted
                 priority_kept: event.priorityKept,
               };
               remainingLots = event.remainingLots;
