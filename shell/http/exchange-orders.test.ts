@@ -172,6 +172,11 @@ test('batch place and cancel, amend with priority rules, and cancel-all over HTT
     assert.deepEqual([crossed.json['price'], crossed.json['quantity'], crossed.json['filled_now'], crossed.json['remaining_quantity']], ['3002.00', '0.2000', '0.0500', '0.1500']);
     const after = await call(server, 'GET', `/api/v1/exchange/eth/orders/${otherBid.json['order_id']}`, undefined, other.key);
     assert.deepEqual([after.json['status'], after.json['filled_quantity']], ['partially_filled', '0.0500']);
+    // Moved through its own user's ask with the default stp (cancel_taker): cancelled, nothing left open.
+    assert.equal((await call(server, 'POST', '/api/v1/exchange/eth/orders', { side: 'sell', order_type: 'limit', quantity: '0.05', price: '3003' }, other.key)).status, 201);
+    const selfCross = await call(server, 'PATCH', `/api/v1/exchange/eth/orders/${otherBid.json['order_id']}`, { price: '3004' }, other.key);
+    assert.deepEqual([selfCross.json['filled_now'], selfCross.json['remaining_quantity']], ['0.0000', '0.0000']);
+    assert.equal((await call(server, 'GET', `/api/v1/exchange/eth/orders/${otherBid.json['order_id']}`, undefined, other.key)).json['status'], 'cancelled');
   } finally {
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -598,6 +598,7 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
           let amended: Record<string, unknown> = { order_id: String(orderId), client_order_id: clientOrderId, unchanged: true };
           let remainingLots = -1;
           let filledLots = 0;
+          let ended = false;
           outcome.forEachEvent((event) => {
             if (event.kind === EventKind.orderAmended && event.orderId === orderId) {
               amended = {
@@ -613,8 +614,10 @@ export function exchangeOrderRoutes(context: ShellContext): Route[] {
             // What the re-run took at once: our resting orders' and the outside venues' liquidity alike.
             if (event.kind === EventKind.tradeExecuted && event.takerOrderId === orderId) filledLots += event.quantityLots;
             if (event.kind === EventKind.ammFill && event.orderId === orderId) filledLots += event.quantityLots;
+            // A re-run can also end it (self-trade prevention cancels it): then nothing is left open.
+            if ((event.kind === EventKind.orderCancelled || event.kind === EventKind.orderExpired) && event.orderId === orderId) ended = true;
           });
-          if (remainingLots >= 0) amended['remaining_quantity'] = formatQuantity(remainingLots - filledLots, pair);
+          if (remainingLots >= 0) amended['remaining_quantity'] = formatQuantity(ended ? 0 : remainingLots - filledLots, pair);
           return { body: { ...amended, filled_now: formatQuantity(filledLots, pair) } };
         });
       },
