@@ -70,7 +70,9 @@ export function amendOrder(engine: EngineState, command: AmendOrder): ResultCode
   const newHeldAtoms = side === 0 ? buyHold(engine, pair, newPriceTicks, newRemainingLots, holdTakerFeeBps(engine, store.postOnly(slot) === 1, store.takerFeeBps(slot))) : newRemainingLots * pair.baseAtomsPerLot;
   const deltaAtoms = newHeldAtoms - store.heldAtoms(slot);
   if (deltaAtoms > 0 && engine.ledger.availableAtoms(account, heldAsset) < deltaAtoms) return Result.insufficientBalance;
-  if (store.postOnly(slot) === 1 && crosses(engine, context, side, newPriceTicks)) return Result.postOnlyWouldTake;
+  // Whether the new price takes anything (the other side only: leaving our own side changes nothing here).
+  const takes = crosses(engine, context, side, newPriceTicks);
+  if (store.postOnly(slot) === 1 && takes) return Result.postOnlyWouldTake;
   if (newPriceTicks !== priceTicks) {
     const restable = book.canRest(side, newPriceTicks);
     if (restable !== Result.ok) return restable;
@@ -90,7 +92,7 @@ export function amendOrder(engine: EngineState, command: AmendOrder): ResultCode
   engine.sink.onEvent(event);
   // Most amends move a resting order within its side: with nothing on the other side at or through the
   // new price (the book's or the outside's), the taker walk would take nothing and rest it, so it rests.
-  if (crosses(engine, context, side, newPriceTicks)) execute(engine, context, slot);
+  if (takes) execute(engine, context, slot);
   else rest(engine, context, slot, side, account, newPriceTicks, newRemainingLots);
   triggerStops(engine, context);
   return Result.ok;
