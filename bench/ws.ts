@@ -860,7 +860,7 @@ function summaryOf(f: Figures): Summary {
   };
 }
 
-/** The goal of the fan-out against the baseline (issue 19): the platform at most this many times the bare loop. */
+/** The goal of the fan-out against the baseline: the platform at most this many times the bare loop. */
 const bareRatioGoal = 1.5;
 
 function printComparison(platform: Figures, bareFigures: Figures): { p99: number; cpu: number } {

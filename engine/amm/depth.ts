@@ -1,6 +1,6 @@
 /**
  * Depth quoting: a pool's state turned into price levels on an engine pair's integer grid, the virtual
- * liquidity the hybrid book merges with resting orders (DESIGN.md §5).
+ * liquidity the hybrid book merges with resting orders.
  *
  * Levels start at the pool's price and are `levelStepTicks` engine ticks apart: the ask boundaries are
  * floor(mid) + k × step and the bid boundaries ceil(mid) − k × step (k = 1, 2, …), so the first level runs

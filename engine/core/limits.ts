@@ -9,7 +9,7 @@
 export const safeIntegerMax = Number.MAX_SAFE_INTEGER;
 
 export interface EngineLimits {
-  /** Orders in one batch placement (SPEC.md: at most 10 per request). */
+  /** Orders in one batch placement (API specification: at most 10 per request). */
   readonly batchOrdersMax: number;
   /** Order ids in one batch cancel. */
   readonly batchCancelMax: number;
@@ -50,9 +50,9 @@ export const defaultLimits: EngineLimits = {
 };
 
 export interface EngineSettings {
-  /** Taker fee in basis points of quote notional, rounded up to the quote atom (SPEC.md: 10). */
+  /** Taker fee in basis points of quote notional, rounded up to the quote atom (API specification: 10). */
   readonly takerFeeBps: number;
-  /** Maker fee in basis points (SPEC.md: 0; rebates are paused, so never negative). */
+  /** Maker fee in basis points (API specification: 0; rebates are paused, so never negative). */
   readonly makerFeeBps: number;
   /**
    * Protection band of market and stop-market orders, in basis points from the best opposite price at

@@ -1,4 +1,4 @@
-/** Simulated transaction hashes: the SPEC's form, the same for the same input, distinct across inputs. */
+/** Simulated transaction hashes: the specification's form, the same for the same input, distinct across inputs. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SimHashDomain, simTxHash } from './sim-hash.ts';

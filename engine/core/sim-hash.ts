@@ -1,5 +1,5 @@
 /**
- * Simulated settlement transaction hashes: `sim-` and a UUID (version-4 form), as SPEC.md gives paper and
+ * Simulated settlement transaction hashes: `sim-` and a UUID (version-4 form), as the API specification gives paper and
  * embedded-default settlements. They are derived from what the journal already holds (a domain and an id
  * such as a withdrawal's seq or a fill's trade id), never drawn at random, so a replay shows the same hash
  * and nothing extra needs journaling. Pure integer mixing (murmur3's finalizer over 32-bit lanes): the

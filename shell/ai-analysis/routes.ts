@@ -1,5 +1,5 @@
 /**
- * The AI analysis routes of SPEC.md:
+ * The AI analysis routes of the API specification:
  *
  *   POST /api/v1/ai_trading_agent/prompt-assets        {prompt, user_id} -> assets[] {symbol, probability, explanation}
  *   POST /api/v1/ai_trading_agent/analyze-url-assets   {url, assets[]}   -> the URL analysis
@@ -14,7 +14,7 @@ import { promptCharsMax, promptAssetsMax } from './prompt-analyzer.ts';
 import { contentTypes, relationships } from './url-analyzer.ts';
 import { urlAssetsMax, urlCharsMax, type AiAnalysis } from './analyzer.ts';
 
-// SPEC.md lists both routes in its "Prediction markets, pricing, trading" table.
+// The API specification lists both routes in its "Prediction markets, pricing, trading" table.
 const tags = ['Prediction markets, pricing, trading'];
 const analyzerSchema = Type.Union([Type.Literal('embedded'), Type.Literal('model')]);
 const directionSchema = Type.Union([Type.Literal('positive'), Type.Literal('negative'), Type.Literal('neutral')]);
@@ -102,7 +102,7 @@ export function aiAnalysisRoutes(service: AiAnalysis): Route[] {
         { additionalProperties: false },
       ),
       response: urlResponse,
-      summary: `Fetches a page and analyses it for up to ${urlAssetsMax} assets: headline, extractive summary, content type, overall impact, and per asset relevance (SPEC bands), relationship, direction, confidence, analysis and key points`,
+      summary: `Fetches a page and analyses it for up to ${urlAssetsMax} assets: headline, extractive summary, content type, overall impact, and per asset relevance (the specification's bands), relationship, direction, confidence, analysis and key points`,
       handler: async (request) => ({ body: await service.analyzeUrl(request.body.url, request.body.assets) }),
     }),
   ];

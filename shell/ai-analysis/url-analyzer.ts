@@ -75,7 +75,7 @@ export type Direction = 'positive' | 'negative' | 'neutral';
 export const contentTypes = ['article', 'announcement', 'documentation', 'data', 'page'] as const;
 export type ContentType = (typeof contentTypes)[number];
 
-/** SPEC's relevance bands, [low, high]. */
+/** The specification's relevance bands, [low, high]. */
 export const relevanceBands = {
   direct: [0.9, 1.0],
   strong: [0.7, 0.89],

@@ -1,5 +1,5 @@
 /**
- * The arena routes of SPEC.md's "Arena" table. Reads need no credentials and come from the durable arena
+ * The arena routes of the API specification's "Arena" table. Reads need no credentials and come from the durable arena
  * view; writes (orders, cancels, the seed) need a caller with the trade permission and answer once their
  * command is durable, from the command's own events.
  *

@@ -15,7 +15,7 @@ import { namedSecret, type Db } from '../store/database.ts';
 import { tiers, type Permission, type Principal, type Tier } from './access.ts';
 
 export const userKeyPrefix = 'tpk_';
-/** Keys issued to self-registered AI agents (SPEC.md: prefix mcp_). */
+/** Keys issued to self-registered AI agents (API specification: prefix mcp_). */
 export const agentKeyPrefix = 'mcp_';
 export const secretPrefix = 'tps_';
 // Tiers and permissions are access words (access.ts); the key screens import them from here.

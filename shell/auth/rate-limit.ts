@@ -1,6 +1,6 @@
 /**
  * Per-key rate limits in fixed one-minute windows, by tier and by class: `general` (data, account and
- * market reads) and `orders` (placements and cancels; a batch counts each order). SPEC.md gives general
+ * market reads) and `orders` (placements and cancels; a batch counts each order). The API specification gives general
  * limits for STANDARD, PREMIUM and ADMIN; MARKET_MAKER keys get ADMIN's general limit here, since a market
  * maker's reads scale with its orders. Requests with a bearer session are limited per user at STANDARD.
  *

@@ -1,5 +1,5 @@
 /**
- * The bots routes (SPEC "Bots, clones and backtests"):
+ * The bots routes (the API specification's "Bots, clones and backtests"):
  *
  *   POST /api/v1/cloned-bots/clone                   clone a source bot (key); ?format=legacy: the older shape
  *   GET  /api/v1/cloned-bots/available               source bots, grouped by type (key)

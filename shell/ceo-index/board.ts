@@ -29,7 +29,7 @@ export interface DroppedPenalty {
   readonly reason: 'no_cited_source';
 }
 
-/** One person as every route answers them (SPEC's person row, plus `penalties_dropped`). */
+/** One person as every route answers them (the specification's person row, plus `penalties_dropped`). */
 export interface PersonRow {
   readonly slug: string;
   readonly name: string;

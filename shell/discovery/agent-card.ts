@@ -9,7 +9,7 @@
 import type { AgentCard, AgentSkill } from '@a2a-js/sdk';
 import { discoveryPaths, serviceSummary, serviceTitle, tagDescriptions } from './openapi.ts';
 
-/** The platform capability document's version (SPEC.md), not the API's. */
+/** The platform capability document's version (API specification), not the API's. */
 export const agentCardVersion = '1.0.0';
 /** The A2A protocol version whose card shape this is. */
 export const a2aProtocolVersion = '1.0';

@@ -23,7 +23,7 @@ export const serviceSummary =
   'A token exchange with a deterministic order book (limit, market, IOC and stop orders, TWAP and scale orders, live or paper), ' +
   'prediction markets, perpetual prediction epochs, the BLUE vs RED arena, event cards, strategy vaults, bots, games and incentives, ' +
   'with JWT sessions, two-factor login, API keys and agent self-registration.';
-/** The API's version (SPEC.md): the document's info.version. */
+/** The API's version (API specification): the document's info.version. */
 export const apiVersion = '0.1.0';
 /** The service is not open source: a private licence, named as an SPDX LicenseRef. */
 export const license = { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' };

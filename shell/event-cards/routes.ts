@@ -1,5 +1,5 @@
 /**
- * The event cards' routes (SPEC.md "Event cards"):
+ * The event cards' routes (the API specification's "Event cards"):
  *
  *   GET  /api/v1/event-cards                           tradable cards with index, change_24h, open interest
  *   POST /api/v1/event-cards/{card_id}/buy             a bull position: {amount_usdc}

@@ -1,5 +1,5 @@
 /**
- * The withdrawal whitelist (SPEC.md: "Withdrawal address"): addresses a user adds, each cooling for 24
+ * The withdrawal whitelist (API specification: "Withdrawal address"): addresses a user adds, each cooling for 24
  * hours before it may receive a withdrawal. Once a user has whitelisted any address, every withdrawal must
  * go to a whitelisted address that has finished cooling; removing one takes effect at once. Kept in the
  * identity database, since it is a security setting of the account, not engine state.

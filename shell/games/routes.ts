@@ -1,5 +1,5 @@
 /**
- * The games' routes (issue 16 part B):
+ * The games' routes:
  *
  *   GET  /api/v2/games/streaks/{wallet}            a wallet's trading streak and milestone rewards (public)
  *   POST /api/v2/games/duels                       challenge: a stake on an exchange market, held

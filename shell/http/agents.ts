@@ -1,5 +1,5 @@
 /**
- * Agent self-registration (SPEC.md: POST /mcp/v1/register). An AI agent gets an account of its own and an
+ * Agent self-registration (API specification: POST /mcp/v1/register). An AI agent gets an account of its own and an
  * `mcp_` key with read and trade permissions, limited to its registered rate. Registration needs no
  * credential, so the number of agents is capped and every field is bounded.
  */
@@ -11,12 +11,12 @@ import { hashPassword } from '../auth/passwords.ts';
 import { Type } from '@sinclair/typebox';
 import { closed, userIdField } from './schemas.ts';
 
-/** Requests per minute an agent key gets at registration (SPEC.md's example). */
+/** Requests per minute an agent key gets at registration (the API specification's example). */
 export const agentRequestsPerMinute = 60;
 export const agentsMax = 100_000;
 const trustLevel = 'recognized';
 
-/** The agent registration record of SPEC.md. */
+/** The agent registration record of the API specification. */
 const registrationSchema = closed({
   agent_id: Type.String({ format: 'uuid', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', description: "the agent's id" }),
   user_id: userIdField,

@@ -1,5 +1,5 @@
 /**
- * API key management (SPEC.md): create (plaintext shown once), list (masked), revoke, rename and change
+ * API key management (API specification): create (plaintext shown once), list (masked), revoke, rename and change
  * permissions or whether the key signs its requests, plus both /auth/api-key flows: a bearer session and
  * key_name, or email, password and key_name in one call (which also returns session tokens). Self-service
  * keys are STANDARD tier. A `signed` key must sign every request (README "Signed requests").

@@ -1,6 +1,6 @@
 /**
- * Registration, login and token refresh (SPEC.md "Authentication and account"; /auth/refresh is this
- * project's, since SPEC.md gives token lifetimes and the refresh call no shape). Passwords are hashed with
+ * Registration, login and token refresh (the API specification's "Authentication and account"; /auth/refresh is this
+ * project's, since the API specification gives token lifetimes and the refresh call no shape). Passwords are hashed with
  * scrypt; a wrong email and a wrong password answer alike, after the same work. The wallet sign-in routes
  * (siwe.ts) join these.
  */

@@ -2,7 +2,7 @@
  * Exchange order routes: place, cancel, and list open orders. A placement is converted at the edge
  * (decimal strings or numbers to ticks and lots, exactly), given the next order id, and enqueued on the
  * sequencer; the answer is written when the command is durable, from the command's own events: the order
- * record of SPEC.md plus its progress and the fills it made.
+ * record of the API specification plus its progress and the fills it made.
  */
 import {
   CommandKind,

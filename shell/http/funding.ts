@@ -1,9 +1,9 @@
 /**
- * Funding: deposit addresses, the withdrawal whitelist and withdrawals (SPEC.md's account table and
+ * Funding: deposit addresses, the withdrawal whitelist and withdrawals (the API specification's account table and
  * Authentication §6).
  *
  * Who may withdraw: a full login session (bearer) always; a registered agent's `mcp_` key only to a
- * whitelisted address of its own account that has finished cooling; a user's API key never (SPEC.md:
+ * whitelisted address of its own account that has finished cooling; a user's API key never (the API specification:
  * "user-issued keys ... can never withdraw, which requires a full login session"). Once an account has
  * whitelisted any address, every withdrawal must go to a whitelisted address that has finished cooling
  * (24 hours after it was added).

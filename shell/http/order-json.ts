@@ -1,5 +1,5 @@
 /**
- * The order record of SPEC.md as JSON text, written directly rather than built as an object and passed
+ * The order record of the API specification as JSON text, written directly rather than built as an object and passed
  * to JSON.stringify: it is the answer to every placement, and in bench:http profiles building the object,
  * its fills and their decimal strings and then encoding them was the largest cost of an order after the
  * socket write. The enum names and each pair's names are fixed strings with nothing to escape, made into

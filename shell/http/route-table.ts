@@ -99,7 +99,7 @@ export interface Route {
   readonly path: string;
   /** The operation's name: its OpenAPI operationId and its MCP tool name (`get_price_history`), unique. */
   readonly name: string;
-  /** The SPEC section(s) the route belongs to, as OpenAPI tags. */
+  /** The API specification section(s) the route belongs to, as OpenAPI tags. */
   readonly tags?: readonly string[];
   /** The status of a success (200 unless said). */
   readonly status?: number;

@@ -1,5 +1,5 @@
 /**
- * Two-factor routes (SPEC.md): setup returns a secret and provisioning URI; enable needs a valid first
+ * Two-factor routes (API specification): setup returns a secret and provisioning URI; enable needs a valid first
  * code; verify exchanges the limited token a 2FA login gets for full tokens; disable needs a current code;
  * status says whether it is on.
  */

@@ -1,5 +1,5 @@
 /**
- * The incentives' routes (issue 16 part A; README "Incentives" documents every payload):
+ * The incentives' routes (README "Incentives" documents every payload):
  *
  *   POST /api/v2/incentives/bots/register                 registers a bot for the caller's account
  *   GET  /api/v2/incentives/bots/{bot_id}/tier            the bot's tier from its owner's 30-day volume

@@ -1,5 +1,5 @@
 /**
- * The prediction market routes (SPEC.md "Prediction markets, pricing, trading"):
+ * The prediction market routes (the API specification's "Prediction markets, pricing, trading"):
  *
  *   GET    /api/v1/markets                                     list (limit, cursor, status, asset_type, tickers)
  *   POST   /api/v1/markets                                     create
@@ -12,7 +12,7 @@
  *   POST   /api/v1/wta/markets/{market_id}/bet                 a winner-takes-all bet
  *
  * Every path's market accepts the numeric id or the contract address (the router needs one parameter name
- * per position, so SPEC's {contract} is {contract_address} here too). Reads come from the durable view;
+ * per position, so the specification's {contract} is {contract_address} here too). Reads come from the durable view;
  * writes go through the sequencer and answer once durable, from the command's own events and the view
  * (which has taken in the batch before any submitter is answered).
  */

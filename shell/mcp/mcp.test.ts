@@ -1,6 +1,6 @@
 /**
  * The MCP server at /mcp/v1 through the SDK's own Client and Streamable HTTP client transport, against a
- * started server: initialize, every tool listed across pages (SPEC's names among them), a read tool, an
+ * started server: initialize, every tool listed across pages (the specification's names among them), a read tool, an
  * order tool with a funded user's key, refusals as tool errors carrying the error shape, a tool needing
  * credentials refused without them, an agent's mcp_ key, the discovery documents as resources, prompts,
  * a foreign Origin refused, DELETE ending the session; a signed key signing each HTTP request (the SDK's
@@ -25,7 +25,7 @@ import { mcpSettings } from './settings.ts';
 import { routeTool } from './tools.ts';
 import { signatureOf } from '../auth/signatures.ts';
 
-/** SPEC's exchange tools (with the service prefix tp_ in place of svc_) and its arena tools. */
+/** The specification's exchange tools (with the service prefix tp_ in place of svc_) and its arena tools. */
 const specNames = [
   'tp_clob_list_pairs',
   'tp_clob_orderbook',

@@ -17,7 +17,7 @@ import { perpetualRoutes } from './routes.ts';
 import { PerpetualHistory } from './history.ts';
 import { PerpetualView } from './view.ts';
 
-/** The markets SPEC.md lists: four crypto assets and the two platform tokens. */
+/** The markets the API specification lists: four crypto assets and the two platform tokens. */
 export const perpetualSymbols = ['BTC', 'ETH', 'SOL', 'DOGE', 'PLAT', 'PRED'] as const;
 
 /** A PRED setting in atoms; throws naming the variable, at start. */

@@ -1,5 +1,5 @@
 /**
- * The perpetual prediction markets' routes (SPEC "Perpetual prediction markets"):
+ * The perpetual prediction markets' routes (the API specification's "Perpetual prediction markets"):
  *
  *   GET  /api/v1/perpetual/markets                   every market with its current epoch
  *   GET  /api/v1/perpetual/markets/{symbol}/status   one market: epoch, prices, pools, countdown, last resolution

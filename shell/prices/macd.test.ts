@@ -135,7 +135,7 @@ test('the series matches the independent reference for 12/26/9 and 5/13/4', () =
   }
 });
 
-test('the result has SPEC.md fields, dates aligned to the closes, and values rounded to 8 decimals', () => {
+test("the result has the API specification's fields, dates aligned to the closes, and values rounded to 8 decimals", () => {
   const result = computeMacd('TEST', dated(closes), { fastPeriod: 12, slowPeriod: 26, signalPeriod: 9 });
   assert.equal(result.symbol, 'TEST');
   assert.equal(result.timeseries.length, 60 - 33);

@@ -7,7 +7,7 @@
  *   `signal` MACD values (at index slow + signal − 2) and runs on; histogram = MACD − signal;
  * - so the timeseries has days − (slow + signal − 2) points, one per close from index slow + signal − 2.
  *
- * Output (SPEC.md's fields): numbers are rounded to 8 decimals at output (computation in doubles).
+ * Output (the API specification's fields): numbers are rounded to 8 decimals at output (computation in doubles).
  * - current.trend: `bullish` when the last histogram > 0, `bearish` when < 0, `neutral` when 0;
  * - interpretation.signal: `bullish_crossover` when the histogram went from ≤ 0 to > 0 on the last point,
  *   `bearish_crossover` from ≥ 0 to < 0; otherwise `bullish_momentum` / `bearish_momentum` when the

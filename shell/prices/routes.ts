@@ -1,5 +1,5 @@
 /**
- * The pricing and indicator routes of SPEC.md's "Prediction markets, pricing, trading" table:
+ * The pricing and indicator routes of the API specification's "Prediction markets, pricing, trading" table:
  *
  *   GET /api/v1/prices/{asset}                 one asset's price
  *   GET /api/v1/prices?assets=BTC&assets=ETH   several (the key repeated; commas also split)

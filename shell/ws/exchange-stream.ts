@@ -1,5 +1,5 @@
 /**
- * The exchange stream, `/ws/exchange/{symbol}`: SPEC.md's subscribe protocol over uWS pub/sub.
+ * The exchange stream, `/ws/exchange/{symbol}`: the API specification's subscribe protocol over uWS pub/sub.
  *
  * A client sends `{"action":"subscribe","channel":"orderbook"}` (channels orderbook, trades, prices,
  * market, hybrid_bbo; `unsubscribe` undoes it, `ping` is answered with `pong`). An orderbook subscriber

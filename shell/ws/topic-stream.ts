@@ -1,5 +1,5 @@
 /**
- * A topic stream: one WebSocket path speaking the subscribe protocol of SPEC.md's Events table, for the
+ * A topic stream: one WebSocket path speaking the subscribe protocol of the API specification's Events table, for the
  * streams that domains add (markets, the legacy orderbook, vault NAV, incentives, arena). The exchange's
  * own stream (exchange-stream.ts) predates it and speaks the same protocol.
  *
