@@ -2,10 +2,13 @@
  * Failover on the replicated journal: a NATS server of the test's own, two replica nodes as child
  * processes (replica-child.ts), the leader under an order load. Rounds: the leader is killed with SIGKILL
  * (or, in one round, paused with SIGSTOP and woken after the standby took over) at a seeded random
- * moment; the standby must lead within the lease TTL plus one second; the old node is restarted as the
- * new standby (cutting off whatever it wrote that the stream never stored). At the end every acknowledged
- * command's exact frame is in the stream at its seq, both nodes' state hashes equal a replay of the
- * stream, a woken deposed leader stopped itself, and an append that expects an old tail is refused.
+ * moment; the standby must lead within the lease TTL plus one second, plus however long beyond 250 ms its
+ * own event loop was held up lately (it reports that: a paused machine, not the protocol); a leader that
+ * stalls past its lease on its own, so that the standby led before the kill, is counted apart. The old
+ * node is restarted as the new standby (cutting off whatever it wrote that the stream never stored). At
+ * the end every acknowledged command's exact frame is in the stream at its seq, both nodes' state hashes
+ * equal a replay of the stream, a woken deposed leader stopped itself, and an append that expects an old
+ * tail is refused.
  *
  * Without a nats-server binary the test says so (and the suite's summary repeats the install command);
  * with REQUIRE_NATS=1 (CI) that is a failure.
@@ -40,6 +43,8 @@ import { replicationDefaults } from './settings.ts';
 
 const childPath = fileURLToPath(new URL('./replica-child.ts', import.meta.url));
 const leaseTtlMs = 1500;
+/** A standby's own event-loop hold-ups up to this are its work, not the machine's: not allowed for (see the failover test). */
+const ownWorkMs = 250;
 
 /** The journal stream, once the server answers. */
 async function openStream(natsUrl: string): Promise<JournalStream> {
@@ -256,7 +261,7 @@ test('failover: the standby leads after the leader dies, no acknowledged command
     let standby = startNode('b', seed++);
     await standby.waitFor('standby ');
     const rounds = 4;
-    const takeovers: number[] = [];
+    const takeovers: string[] = [];
     let earlyTakeovers = 0;
     let cuts = 0;
     for (let round = 0; round < rounds; round++) {
@@ -264,7 +269,7 @@ test('failover: the standby leads after the leader dies, no acknowledged command
       await new Promise((resolve) => setTimeout(resolve, 300 + Math.floor(random.next() * 900)));
       const pauseRound = round === 1;
       const from = standby.lines.length;
-      const stoppedAt = performance.now();
+      const stoppedAt = Date.now();
       leader.process.kill(pauseRound ? 'SIGSTOP' : 'SIGKILL');
       // On a loaded machine the leader can stall past its lease on its own before the kill; the standby
       // then took over already (its one `leader` line is before `from`). That is a failover too, only not
@@ -273,10 +278,17 @@ test('failover: the standby leads after the leader dies, no acknowledged command
       if (ledBefore) {
         earlyTakeovers++;
       } else {
-        await standby.waitFor('leader ', from);
-        const tookMs = performance.now() - stoppedAt;
-        assert.ok(tookMs <= leaseTtlMs + 1000, `round ${round}: the standby led after ${Math.round(tookMs)} ms, more than the lease TTL + 1 s`);
-        takeovers.push(Math.round(tookMs));
+        // Timed by the standby's own clock when it led (not when this process got round to reading the
+        // line). The bound is on the protocol (lease TTL, renewal, polling), not on a machine that pauses
+        // processes: the part of the standby's worst recent event-loop hold-up beyond `ownWorkMs` (what
+        // applying a stream message takes it here, 100-250 ms) is allowed on top.
+        const [, , , ledAtText, stallText] = (await standby.waitFor('leader ', from)).split(' ');
+        const tookMs = Number(ledAtText) - stoppedAt;
+        const stallMs = Number(stallText);
+        assert.ok(Number.isFinite(tookMs) && Number.isFinite(stallMs), 'the leader line carries its wall time and stall');
+        const allowedMs = leaseTtlMs + 1000 + Math.max(0, stallMs - ownWorkMs);
+        assert.ok(tookMs <= allowedMs, `round ${round}: the standby led after ${tookMs} ms, more than the lease TTL + 1 s + its hold-up beyond ${ownWorkMs} ms (${stallMs} ms)`);
+        takeovers.push(stallMs > ownWorkMs ? `${tookMs} (standby held up ${stallMs} ms)` : String(tookMs));
       }
       const old = leader;
       leader = standby;

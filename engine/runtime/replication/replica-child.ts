@@ -5,7 +5,8 @@
  *
  *   node --import tsx engine/runtime/replication/replica-child.ts <data dir> <nats url> <node id> <seed> <lease ttl ms>
  *
- * Lines out: `standby <seq>` once following, `leader <seq> <stream seq>` when it starts leading,
+ * Lines out: `standby <seq>` once following, `leader <seq> <stream seq> <wall ms> <stall ms>` when it starts
+ * leading (the wall clock then, and the longest its event loop was held up over the last 4 s),
  * `ack <seq> <crc32 of the frame>` per acknowledged command, `cut <from seq> <local last seq>` when it cut
  * frames the stream never stored off its journal, `stopped <role> <message>` when fenced or
  * failed, `status <role> <durable seq> <state hash>` for each `status` line in. `pause` in stops the load.
@@ -37,6 +38,25 @@ const node = await ReplicaNode.open({
     process.stderr.write(JSON.stringify({ node: nodeId, event, ...fields }) + '\n');
   },
 });
+// How long this process's event loop was held up lately (a loaded machine pausing it): a standby held up
+// while the lease ran out takes over late for that reason alone, and the parent allows for it.
+const stallWindowMs = 4000;
+const stallTickMs = 50;
+const stalls: Array<{ at: number; ms: number }> = [];
+let lastTick = performance.now();
+setInterval(() => {
+  const now = performance.now();
+  stalls.push({ at: now, ms: Math.max(0, now - lastTick - stallTickMs) });
+  lastTick = now;
+  while (stalls[0]!.at < now - stallWindowMs) stalls.shift();
+}, stallTickMs).unref();
+function recentStallMs(): number {
+  // The time since the last tick counts too: the loop may be held up right now.
+  let worst = Math.max(0, performance.now() - lastTick - stallTickMs);
+  for (const stall of stalls) worst = Math.max(worst, stall.ms);
+  return worst;
+}
+
 await node.start();
 process.stdout.write(`standby ${node.durable.sequencer.lastSeq}\n`);
 
@@ -52,7 +72,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
 });
 
 await node.becameLeader;
-process.stdout.write(`leader ${node.durable.sequencer.lastSeq} ${node.appliedStreamSeq}\n`);
+process.stdout.write(`leader ${node.durable.sequencer.lastSeq} ${node.appliedStreamSeq} ${Date.now()} ${Math.round(recentStallMs())}\n`);
 // A generator of its own per leadership (seeded by the parent), funded first; commands it makes that the
 // engine refuses (an order of another generator's user, an expired quote) are simply not journaled.
 const engine = node.durable.engine;
