@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import uWS from 'uWebSockets.js';
 import WebSocket from 'ws';
 import AjvModule from 'ajv';
+import { schemaFormats } from '../http/test-client.ts';
 import { loadConfig } from '../config.ts';
 import { silentLog } from '../log.ts';
 import { startServer } from '../server.ts';
@@ -104,7 +105,7 @@ test('GET /asyncapi.json describes every mounted stream, and the streams send wh
     }
 
     // What the streams send as they open matches the declared payload of the message of that type.
-    const ajv = new Ajv({ allErrors: true, strict: false });
+    const ajv = new Ajv({ allErrors: true, strict: false, formats: schemaFormats });
     const check = (address: string, messages: Array<Record<string, unknown>>) => {
       const channel = channels.find((candidate) => candidate.address === address)!;
       for (const message of messages) {

@@ -19,7 +19,7 @@ import { loadConfig } from '../config.ts';
 import { silentLog } from '../log.ts';
 import { startServer, type RunningServer } from '../server.ts';
 import { streamCatalogue } from '../discovery/asyncapi.ts';
-import { call } from './test-client.ts';
+import { call, schemaFormats } from './test-client.ts';
 
 const Ajv = AjvModule as unknown as typeof AjvModule.default;
 
@@ -184,7 +184,7 @@ test('crossing pools are netted out of the hybrid book, /bbo and hybrid_bbo; sma
     });
     const last = final.at(-1)!;
     assert.deepEqual({ best_bid: last['best_bid'], best_ask: last['best_ask'], spread: last['spread'] }, { best_bid: after['best_bid'], best_ask: after['best_ask'], spread: after['spread'] });
-    const validate = new Ajv({ allErrors: true, strict: false }).compile(streamCatalogue['/ws/exchange/:symbol']!.messages['hybrid_bbo']!.payload);
+    const validate = new Ajv({ allErrors: true, strict: false, formats: schemaFormats }).compile(streamCatalogue['/ws/exchange/:symbol']!.messages['hybrid_bbo']!.payload);
     for (const message of final) assert.ok(validate(message), `hybrid_bbo matches its AsyncAPI payload: ${JSON.stringify(validate.errors)}`);
   } finally {
     socket.terminate();

@@ -24,6 +24,15 @@ interface Checked {
   validate: ValidateFunction | null | undefined;
 }
 
+/**
+ * The string formats the declared schemas use, checked for real (ajv alone only warns that it does not
+ * know them): RFC 3339 date-times as the API writes them, and UUIDs.
+ */
+export const schemaFormats = {
+  'date-time': /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/,
+  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+};
+
 /** Per server: its routes by path, and each route's compiled response schema (compiled when first needed). */
 const checkers = new WeakMap<RunningServer, { router: Router<Checked>; ajv: InstanceType<typeof Ajv> }>();
 
@@ -32,7 +41,7 @@ function checkerOf(server: RunningServer): { router: Router<Checked>; ajv: Insta
   if (checker === undefined) {
     const router = new Router<Checked>();
     for (const route of server.table.routes) router.add(route.method, route.path, { route, validate: undefined });
-    checker = { router, ajv: new Ajv({ allErrors: true, strict: false }) };
+    checker = { router, ajv: new Ajv({ allErrors: true, strict: false, formats: schemaFormats }) };
     checkers.set(server, checker);
   }
   return checker;

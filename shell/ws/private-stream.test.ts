@@ -15,7 +15,7 @@ import { decode, encode } from '@msgpack/msgpack';
 import { loadConfig } from '../config.ts';
 import { silentLog } from '../log.ts';
 import { startServer, type RunningServer } from '../server.ts';
-import { call } from '../http/test-client.ts';
+import { call, schemaFormats } from '../http/test-client.ts';
 import { CommandKind, type Command } from '../../engine/core/commands.ts';
 import AjvModule from 'ajv';
 import { createHmac } from 'node:crypto';
@@ -98,7 +98,7 @@ async function place(server: RunningServer, who: Trader, body: Record<string, un
 
 /** Every private message matches the payload the AsyncAPI document declares for its type. */
 function checkDeclared(messages: readonly Message[]): void {
-  const ajv = new Ajv({ allErrors: true, strict: false });
+  const ajv = new Ajv({ allErrors: true, strict: false, formats: schemaFormats });
   const declared = streamCatalogue['/ws/exchange/private']!.messages;
   for (const message of messages) {
     const spec = declared[message['type'] as string];
