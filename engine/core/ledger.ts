@@ -21,6 +21,11 @@ export const noAccount = -1;
  */
 const directKeysMax = 1 << 22;
 
+/** Whether a key is found in the array; `(key >>> 0) === key` only for whole numbers from 0 to 2^32 - 1. */
+function isDirectKey(key: number): boolean {
+  return (key >>> 0) === key && key < directKeysMax;
+}
+
 export class Ledger {
   readonly assetCount: number;
   private available: Float64Array;
@@ -55,8 +60,7 @@ export class Ledger {
   /** The account of (user, mode), or `noAccount`. */
   find(userId: number, mode: Mode): number {
     const key = userId * 2 + mode;
-    // `(key >>> 0) === key` only for whole numbers from 0 to 2^32 - 1, so the array is never indexed by another.
-    if ((key >>> 0) === key && key < directKeysMax) return key < this.accountByDirectKey.length ? this.accountByDirectKey[key]! : noAccount;
+    if (isDirectKey(key)) return key < this.accountByDirectKey.length ? this.accountByDirectKey[key]! : noAccount;
     const account = this.accountByKey.get(key);
     return account === missing ? noAccount : account;
   }
@@ -90,7 +94,7 @@ export class Ledger {
     this.accountUsers[account] = userId;
     this.accountModes[account] = mode;
     const key = userId * 2 + mode;
-    if ((key >>> 0) === key && key < directKeysMax) {
+    if (isDirectKey(key)) {
       let length = this.accountByDirectKey.length;
       while (length <= key) length *= 2;
       if (length !== this.accountByDirectKey.length) this.accountByDirectKey = grownInt32(this.accountByDirectKey, length, noAccount);

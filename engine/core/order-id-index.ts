@@ -27,7 +27,7 @@ const entriesPerOrderMin = 4;
 export class OrderIdIndex {
   private table: Int32Array;
   private mask: number;
-  private readonly overflow = new IntMap(64);
+  private overflow = new IntMap(64);
   /** Live ids in the index. */
   size = 0;
 
@@ -77,15 +77,14 @@ export class OrderIdIndex {
   /** Doubles the table and places every live order again, table entries first, then the overflow. */
   private grow(): void {
     const old = this.table;
-    const overflowed: number[] = [];
-    this.overflow.forEach((orderId, slot) => overflowed.push(orderId, slot));
-    for (let index = 0; index < overflowed.length; index += 2) this.overflow.delete(overflowed[index]!);
+    const overflowed = this.overflow;
+    this.overflow = new IntMap(64);
     this.table = new Int32Array(old.length * 2).fill(noSlot);
     this.mask = old.length * 2 - 1;
     for (let position = 0; position < old.length; position++) {
       const slot = old[position]!;
       if (slot !== noSlot) this.place(this.store.orderId(slot), slot);
     }
-    for (let index = 0; index < overflowed.length; index += 2) this.place(overflowed[index]!, overflowed[index + 1]!);
+    overflowed.forEach((orderId, slot) => this.place(orderId, slot));
   }
 }
