@@ -11,7 +11,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config.ts';
@@ -102,6 +102,7 @@ async function withServer(env: Record<string, string>, run: (server: RunningServ
     await run(server);
   } finally {
     await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
