@@ -49,6 +49,11 @@ export class BatchPacker {
     return this.lastSeq !== 0;
   }
 
+  /** Commands in the batches added since the last `take`. */
+  get commands(): number {
+    return this.lastSeq === 0 ? 0 : this.lastSeq - this.firstSeq + 1;
+  }
+
   /** Adds a batch; it must follow the last one added without a gap. */
   add(batch: DurableBatch): void {
     if (this.lastSeq === 0) this.firstSeq = batch.firstSeq;

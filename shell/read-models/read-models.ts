@@ -36,11 +36,21 @@ import { ReadModelWriter } from './writer.ts';
 /** Commands the worker may be behind before order routes are refused (about half a minute at full load). */
 export const lagCommandsMax = 1_000_000;
 /**
- * Time between two messages to the worker at least, unless a query is waiting for them. Each message wakes
- * the worker, and on a busy two-core machine a wake-up cost the order thread 60-150 µs (5 % of its time in
- * bench:http at one message per durable batch, 300 a second).
+ * Time between two messages to the worker at least, unless a query is waiting for them or
+ * `postCommandsMax` commands are packed. Each message wakes the worker, and on a busy two-core machine a
+ * wake-up cost the order thread 60-150 µs (5 % of its time in bench:http at one message per durable batch,
+ * 300 a second). Each message is also one SQLite transaction, and a transaction's commit writes every page
+ * it changed to the WAL once, however many rows changed it: the pages of the tables' and indexes' ends are
+ * written again by every commit. At 25 ms the worker spent 12 % of a closed loop's samples in `commit`
+ * and 22 µs of CPU per order request; at 100 ms, 6.5 % and 12 µs (bench:http, bench/README.md).
  */
-export const postIntervalMs = 25;
+export const postIntervalMs = 100;
+/**
+ * Commands packed at which a message goes without waiting for `postIntervalMs`. It bounds the work of one
+ * message (about 20 µs a command in the worker, so about 20 ms), and with it how long a query that
+ * arrives while a message is in flight waits for the rows it needs, whatever the order rate.
+ */
+export const postCommandsMax = 1_024;
 /** Queries waiting for the worker at once; more are refused with 503. */
 export const waitersMax = 10_000;
 
@@ -126,11 +136,12 @@ export class ReadModels {
 
   /**
    * Sends what is packed when no message is in flight and `postIntervalMs` have passed since the last one
-   * (or at once when a query waits); otherwise a timer or the worker's answer sends it later.
+   * (or at once when a query waits or `postCommandsMax` commands are packed); otherwise a timer or the
+   * worker's answer sends it later.
    */
   private schedulePost(): void {
     if (this.inFlight || !this.packer.pending) return;
-    const waitMs = this.waiters.length > 0 ? 0 : this.lastPostMs + postIntervalMs - performance.now();
+    const waitMs = this.waiters.length > 0 || this.packer.commands >= postCommandsMax ? 0 : this.lastPostMs + postIntervalMs - performance.now();
     if (waitMs <= 0) {
       if (this.postTimer !== null) clearTimeout(this.postTimer);
       this.postTimer = null;
