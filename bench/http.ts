@@ -365,6 +365,12 @@ interface WrkResult {
   journalWrites: number;
   serverAckS: number;
   serverAcks: number;
+  /**
+   * Closed loop only: round trips (µs, sorted) of the read probe's GET of open orders during the run. Such
+   * a read waits until the read models hold every command durable when it arrived, so under a write load
+   * it shows how far the read models' writer lags behind the orders it answers.
+   */
+  readsUs: number[];
 }
 
 interface CpuSample {
@@ -421,6 +427,7 @@ async function runWrk(script: string, url: string, seconds: number, serverPid: n
     journalWrites: 0,
     serverAckS: 0,
     serverAcks: 0,
+    readsUs: [],
   };
 }
 
@@ -590,6 +597,13 @@ function reportOrders(label: string, amm: AmmMode, run: WrkResult, book: BookCou
       `${ms((1e6 * run.journalWriteS) / Math.max(1, run.journalWrites))} ms; order answers ${ms((1e6 * run.serverAckS) / Math.max(1, run.serverAcks))} ms ` +
       `from arrival at the server (wrk's mean from writing the request: ${ms(f['latencyMeanUs']!)} ms)`,
   );
+  if (run.readsUs.length > 0) {
+    const reads = run.readsUs;
+    log(
+      `  reads meanwhile (GET open orders, ${readProbePerS}/s, each waiting for the read models to hold what was durable at its arrival): ` +
+        `p50 ${ms(quantile(reads, 0.5))} ms, p99 ${ms(quantile(reads, 0.99))} ms, max ${ms(reads[reads.length - 1]!)} ms over ${fmtInt(reads.length)} reads`,
+    );
+  }
   return result;
 }
 
@@ -660,6 +674,43 @@ interface OrderServer {
   run(seconds: number, rate: number): Promise<WrkResult>;
 }
 
+/** Reads of the probe per second: few enough that their CPU does not show beside wrk's requests. */
+const readProbePerS = 50;
+
+/**
+ * The read probe: while wrk runs, one GET of the caller's open orders (`limit=1`) every 1/readProbePerS s,
+ * one at a time, each timed from send to the whole answer. `stop` ends it and returns the round trips
+ * (µs, sorted); a read that fails stops the bench.
+ */
+function readProbe(url: string, key: string): { stop(): Promise<number[]> } {
+  const timesUs: number[] = [];
+  let running = true;
+  const intervalMs = 1000 / readProbePerS;
+  const loop = (async () => {
+    while (running) {
+      const startedMs = performance.now();
+      const response = await fetch(`${url}/api/v1/exchange/${symbol}/orders/open?limit=1`, { headers: { 'X-API-Key': key } });
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`read probe: GET open orders answered ${response.status}: ${text}`);
+      const tookMs = performance.now() - startedMs;
+      timesUs.push(tookMs * 1000);
+      if (tookMs < intervalMs) await new Promise((resolve) => setTimeout(resolve, intervalMs - tookMs));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return timesUs.sort((a, b) => a - b);
+    },
+  };
+}
+
+/** The value at quantile `q` of sorted values (0 when there are none). */
+function quantile(sorted: readonly number[], q: number): number {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
 /** Starts the order server of one configuration, sets it up over HTTP and seeds its book. */
 async function startOrderServer(dir: string, amm: AmmMode, bundle: string | null = null): Promise<OrderServer> {
   const adminKey = randomBytes(24).toString('base64url');
@@ -713,7 +764,9 @@ async function startOrderServer(dir: string, amm: AmmMode, bundle: string | null
       );
       const before = await api.admin('GET', '/admin/v1/stats', undefined);
       const metricsBefore = await metricSums(url);
+      const probe = rate === 0 ? readProbe(url, keys[0]!) : null;
       const result = await runWrk(script, url, seconds, pid, [config], rate > 0 ? { BENCH_HTTP_PACED: '1' } : {});
+      result.readsUs = probe === null ? [] : await probe.stop();
       const metricsAfter = await metricSums(url);
       const after = await api.admin('GET', '/admin/v1/stats', undefined);
       result.journalWriteS = metricsAfter.journalWriteS - metricsBefore.journalWriteS;
@@ -837,6 +890,8 @@ function configJson(orders: OrderRuns, hello: HelloRun): Record<string, unknown>
     two_core_placements_per_s: Math.round(twoCorePlacementsPerS(closed)),
     journal_write_ms: round((1000 * closed.run.journalWriteS) / Math.max(1, closed.run.journalWrites), 3),
     server_ack_mean_ms: round((1000 * closed.run.serverAckS) / Math.max(1, closed.run.serverAcks), 3),
+    read_p50_ms_closed_loop: round(quantile(closed.run.readsUs, 0.5) / 1000, 3),
+    read_p99_ms_closed_loop: round(quantile(closed.run.readsUs, 0.99) / 1000, 3),
     server_process_cores: round(closed.run.serverCores, 2),
     wrk_cores: round(closed.run.wrkCores, 2),
     commands_per_batch: round(closed.run.durableCommands / Math.max(1, closed.run.durableBatches), 1),
