@@ -59,8 +59,10 @@ test('packed batches cross a message port and read back event for event, with se
       } else {
         packer.add(batch);
       }
+      assert.equal(packer.commands, count, 'commands packed since the last take');
       const packed = packer.take();
       assert.equal(packer.pending, false);
+      assert.equal(packer.commands, 0);
       port1.postMessage(packed, transferables(packed));
       assert.equal(packed.numbers.byteLength, 0, 'the tape was transferred, not copied');
       const received = receiveMessageOnPort(port2)!.message as PackedBatch;

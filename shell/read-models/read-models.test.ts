@@ -22,7 +22,7 @@ import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
 import type { Db } from '../store/database.ts';
 import { openReadModelDatabase } from './schema.ts';
 import { candleIntervals } from './candles.ts';
-import { ReadModels } from './read-models.ts';
+import { ReadModels, postCommandsMax, postIntervalMs, postWaitMs } from './read-models.ts';
 import { ReadModelQueries } from './queries.ts';
 import { ReadModelWriter, replayCommandsPerTransaction } from './writer.ts';
 import { Tickers, minuteMs, windowMinutes } from './ticker.ts';
@@ -438,4 +438,19 @@ test('read models written on their worker answer after their writes, and lost tr
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(copyDir, { recursive: true, force: true });
   }
+});
+
+test('batches go to the worker after the interval, at once when a query waits or enough commands are packed', () => {
+  const last = 1_000;
+  // Nothing waits and few commands are packed: the rest of the interval since the last message.
+  assert.equal(postWaitMs(0, 1, last, last), postIntervalMs);
+  assert.equal(postWaitMs(0, postCommandsMax - 1, last, last + 30), postIntervalMs - 30);
+  assert.equal(postWaitMs(0, 1, last, last + postIntervalMs), 0);
+  assert.equal(postWaitMs(0, 1, last, last + 5 * postIntervalMs), 0);
+  // A waiting query, or a full pack, sends now.
+  assert.equal(postWaitMs(1, 1, last, last), 0);
+  assert.equal(postWaitMs(0, postCommandsMax, last, last), 0);
+  assert.equal(postWaitMs(0, postCommandsMax + 500, last, last + 1), 0);
+  // Before any message (the last one "at minus infinity") there is nothing to wait for.
+  assert.equal(postWaitMs(0, 1, -Infinity, 0), 0);
 });

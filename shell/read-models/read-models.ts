@@ -51,6 +51,15 @@ export const postIntervalMs = 100;
  * arrives while a message is in flight waits for the rows it needs, whatever the order rate.
  */
 export const postCommandsMax = 1_024;
+/**
+ * How long packed batches wait before the next message to the worker (0: send now), given the queries
+ * waiting, the commands packed, when the last message went and the time now (ms).
+ */
+export function postWaitMs(waiting: number, packedCommands: number, lastPostMs: number, nowMs: number): number {
+  if (waiting > 0 || packedCommands >= postCommandsMax) return 0;
+  return Math.max(0, lastPostMs + postIntervalMs - nowMs);
+}
+
 /** Queries waiting for the worker at once; more are refused with 503. */
 export const waitersMax = 10_000;
 
@@ -141,7 +150,7 @@ export class ReadModels {
    */
   private schedulePost(): void {
     if (this.inFlight || !this.packer.pending) return;
-    const waitMs = this.waiters.length > 0 || this.packer.commands >= postCommandsMax ? 0 : this.lastPostMs + postIntervalMs - performance.now();
+    const waitMs = postWaitMs(this.waiters.length, this.packer.commands, this.lastPostMs, performance.now());
     if (waitMs <= 0) {
       if (this.postTimer !== null) clearTimeout(this.postTimer);
       this.postTimer = null;
