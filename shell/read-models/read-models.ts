@@ -41,8 +41,9 @@ export const lagCommandsMax = 1_000_000;
  * wake-up cost the order thread 60-150 µs (5 % of its time in bench:http at one message per durable batch,
  * 300 a second). Each message is also one SQLite transaction, and a transaction's commit writes every page
  * it changed to the WAL once, however many rows changed it: the pages of the tables' and indexes' ends are
- * written again by every commit. At 25 ms the worker spent 12 % of a closed loop's samples in `commit`
- * and 22 µs of CPU per order request; at 100 ms, 6.5 % and 12 µs (bench:http, bench/README.md).
+ * written again by every commit. In a closed loop of orders without reads, at 25 ms the worker spent 12 %
+ * of its samples in `commit` and 22 µs of CPU per order request; at 100 ms, 6.5 % and 12 µs (bench:http,
+ * bench/README.md). Queries that wait make it commit as often as they come, whatever the interval.
  */
 export const postIntervalMs = 100;
 /**
