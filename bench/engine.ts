@@ -26,6 +26,7 @@ import { loadMarkets } from '../engine/runtime/markets.ts';
 import { benchPairId, exchangeCoreMix, hybridMix, midTicks, quoteTickCommands, simpleMix, type PeerOps, type Scenario, type VenueQuoteLevels } from './streams.ts';
 import { clockNs, prepare, settle, timeStream } from './timing.ts';
 import { hybridVenues, timeWorkerQuotes, type QuoteTimes } from './venues.ts';
+import { fmtInt, log, percentile } from './lib.ts';
 
 const { OrderBook, Side: PeerSide } = obPkg;
 type PeerBook = InstanceType<typeof OrderBook>;
@@ -46,10 +47,6 @@ const pacedWarmupCommands = 300_000;
 const offeredIntervalNs = 1_000;
 /** Timed quotes of each fixture pool (a few milliseconds each). */
 const quoteRounds = 20;
-
-function log(line = ''): void {
-  process.stdout.write(line + '\n');
-}
 
 /**
  * Paced run: command i is offered at start + i µs. When the engine is ahead it spins until the command is
@@ -245,17 +242,8 @@ function sameDepth(book: PeerBook, engine: Engine): boolean {
 // -------------------------------------------------------------------------------------------------
 // Formatting
 
-function fmtInt(value: number): string {
-  return Math.round(value).toLocaleString('en-US');
-}
-
 function pad(text: string, width: number, right = false): string {
   return right ? text.padStart(width) : text.padEnd(width);
-}
-
-function percentile(sorted: Float64Array, fraction: number): number {
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
-  return sorted[rank]!;
 }
 
 /** What one clock read costs here: it is part of every latency sample (one or two reads each). */

@@ -64,6 +64,7 @@ import {
   keepCpuProfiles,
   log,
   monotonicUs,
+  percentile,
   positiveInteger,
   priceText,
   root,
@@ -601,7 +602,7 @@ function reportOrders(label: string, amm: AmmMode, run: WrkResult, book: BookCou
     const reads = run.readsUs;
     log(
       `  reads meanwhile (GET open orders, ${readProbePerS}/s, each waiting for the read models to hold what was durable at its arrival): ` +
-        `p50 ${ms(quantile(reads, 0.5))} ms, p99 ${ms(quantile(reads, 0.99))} ms, max ${ms(reads[reads.length - 1]!)} ms over ${fmtInt(reads.length)} reads`,
+        `p50 ${ms(percentile(reads, 0.5))} ms, p99 ${ms(percentile(reads, 0.99))} ms, max ${ms(reads[reads.length - 1]!)} ms over ${fmtInt(reads.length)} reads`,
     );
   }
   return result;
@@ -704,11 +705,6 @@ function readProbe(url: string, key: string): { stop(): Promise<number[]> } {
       return timesUs.sort((a, b) => a - b);
     },
   };
-}
-
-/** The value at quantile `q` of sorted values (0 when there are none). */
-function quantile(sorted: readonly number[], q: number): number {
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
 /** Starts the order server of one configuration, sets it up over HTTP and seeds its book. */
@@ -890,8 +886,8 @@ function configJson(orders: OrderRuns, hello: HelloRun): Record<string, unknown>
     two_core_placements_per_s: Math.round(twoCorePlacementsPerS(closed)),
     journal_write_ms: round((1000 * closed.run.journalWriteS) / Math.max(1, closed.run.journalWrites), 3),
     server_ack_mean_ms: round((1000 * closed.run.serverAckS) / Math.max(1, closed.run.serverAcks), 3),
-    read_p50_ms_closed_loop: round(quantile(closed.run.readsUs, 0.5) / 1000, 3),
-    read_p99_ms_closed_loop: round(quantile(closed.run.readsUs, 0.99) / 1000, 3),
+    read_p50_ms_closed_loop: round(percentile(closed.run.readsUs, 0.5) / 1000, 3),
+    read_p99_ms_closed_loop: round(percentile(closed.run.readsUs, 0.99) / 1000, 3),
     server_process_cores: round(closed.run.serverCores, 2),
     wrk_cores: round(closed.run.wrkCores, 2),
     commands_per_batch: round(closed.run.durableCommands / Math.max(1, closed.run.durableBatches), 1),

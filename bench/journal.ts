@@ -23,6 +23,7 @@ import { DurableEngine } from '../engine/runtime/durable-engine.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
 import { SequencerBusyError, type Outcome } from '../engine/runtime/sequencer.ts';
 import { createBenchEngine, exchangeCoreMix } from './streams.ts';
+import { percentile } from './lib.ts';
 
 const { values } = parseArgs({
   options: {
@@ -50,11 +51,6 @@ function nowNs(): number {
 
 function tick(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
-}
-
-function percentile(sorted: Float64Array, fraction: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
 }
 
 function openDurable(dataDir: string): DurableEngine {

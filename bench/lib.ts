@@ -26,6 +26,12 @@ export function fmtInt(value: number): string {
   return Math.round(value).toLocaleString('en-US');
 }
 
+/** The nearest-rank percentile of ascending `sorted` values (`fraction` 0.99 for p99); 0 when there are none. */
+export function percentile(sorted: ArrayLike<number>, fraction: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))]!;
+}
+
 export function round(value: number, digits: number): number {
   return Number(value.toFixed(digits));
 }
