@@ -681,27 +681,33 @@ const readProbePerS = 50;
 /**
  * The read probe: while wrk runs, one GET of the caller's open orders (`limit=1`) every 1/readProbePerS s,
  * one at a time, each timed from send to the whole answer. `stop` ends it and returns the round trips
- * (µs, sorted); a read that fails stops the bench.
+ * (µs, sorted); a read that fails or takes over 30 s stops the bench when the probe is stopped.
  */
 function readProbe(url: string, key: string): { stop(): Promise<number[]> } {
   const timesUs: number[] = [];
   let running = true;
   const intervalMs = 1000 / readProbePerS;
+  // A failure is kept and thrown by `stop`, so that it ends the bench through its cleanup (the servers
+  // stopped), not as an unhandled rejection while wrk runs.
+  let failure: unknown = null;
   const loop = (async () => {
     while (running) {
       const startedMs = performance.now();
-      const response = await fetch(`${url}/api/v1/exchange/${symbol}/orders/open?limit=1`, { headers: { 'X-API-Key': key } });
+      const response = await fetch(`${url}/api/v1/exchange/${symbol}/orders/open?limit=1`, { headers: { 'X-API-Key': key }, signal: AbortSignal.timeout(30_000) });
       const text = await response.text();
       if (response.status !== 200) throw new Error(`read probe: GET open orders answered ${response.status}: ${text}`);
       const tookMs = performance.now() - startedMs;
       timesUs.push(tookMs * 1000);
       if (tookMs < intervalMs) await new Promise((resolve) => setTimeout(resolve, intervalMs - tookMs));
     }
-  })();
+  })().catch((error: unknown) => {
+    failure = error;
+  });
   return {
     async stop() {
       running = false;
       await loop;
+      if (failure !== null) throw failure;
       return timesUs.sort((a, b) => a - b);
     },
   };
