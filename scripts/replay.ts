@@ -9,6 +9,7 @@
 import { parseArgs } from 'node:util';
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import type { Command } from '../engine/core/commands.ts';
 import { Engine } from '../engine/core/engine.ts';
 import { Result, resultCode, type ResultCode } from '../engine/core/results.ts';
 import { stateHash } from '../engine/core/state-hash.ts';
@@ -79,15 +80,30 @@ function progress(segment: SegmentFile | null, bytes: number): void {
   doneBytes += bytes;
 }
 
+// Commands are applied in runs (`Engine.applyRun`, which reads ahead on a large book), each run under
+// the rules of the segments its commands came from.
+const runMax = 256;
+const run: Command[] = [];
+const runResults = new Uint16Array(runMax);
+let runFormatVersion = 0;
 let diverged = 0;
+function applyRun(): void {
+  useRulesOf(engine, runFormatVersion);
+  engine.applyRun(run, runResults, 0, run.length);
+  for (let index = 0; index < run.length; index++) {
+    const result = runResults[index]!;
+    if (result !== Result.ok && diverged++ === 0) {
+      console.error(`\nseq ${run[index]!.seq}: ${resultCode(result as ResultCode)} on replay of a journaled command`);
+    }
+  }
+  run.length = 0;
+}
 const summary = readJournal(
   segments,
   (command, formatVersion) => {
-    useRulesOf(engine, formatVersion);
-    const result = engine.apply(command);
-    if (result !== Result.ok && diverged++ === 0) {
-      console.error(`\nseq ${command.seq}: ${resultCode(result as ResultCode)} on replay of a journaled command`);
-    }
+    if (run.length === runMax || (run.length > 0 && formatVersion !== runFormatVersion)) applyRun();
+    runFormatVersion = formatVersion;
+    run.push(command);
   },
   {
     afterSeq,
@@ -96,6 +112,7 @@ const summary = readJournal(
     onTornTail: (segment, offset, problem) => console.error(`\ntorn tail in ${segment} at ${offset}: ${problem} (not modified)`),
   },
 );
+if (run.length > 0) applyRun();
 progress(null, 0);
 process.stderr.write('\n');
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
