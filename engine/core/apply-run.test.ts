@@ -12,6 +12,7 @@ import { CollectingSink } from './events.ts';
 import { Result } from './results.ts';
 import { stateHash } from './state-hash.ts';
 import { orderRequest } from './sim/order-request.ts';
+import { Prng } from './sim/generator.ts';
 import { loadMarkets } from '../runtime/markets.ts';
 
 const markets = loadMarkets();
@@ -20,19 +21,6 @@ const usdc = markets.assetBySymbol('USDC')!;
 const ether = markets.assetBySymbol('ETH')!;
 const users = 4;
 const midTicks = 300_000;
-
-/** A small deterministic generator (xorshift32), so that the stream is the same on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state / 0x1_0000_0000;
-  };
-}
 
 /** Deposits, then `resting` passive orders on both sides around `midTicks` (ids 1 to `resting`). */
 function setup(resting: number): Command[] {
@@ -58,7 +46,8 @@ function setup(resting: number): Command[] {
  * command of the group has filled.
  */
 function stream(resting: number, count: number, seed: number): Command[] {
-  const next = random(seed);
+  const prng = new Prng(seed);
+  const next = (): number => prng.next();
   const commands: Command[] = [];
   let seq = 1_000_000;
   let orderId = resting;

@@ -60,8 +60,9 @@ export const touchGroup = 8;
 /**
  * Live orders from which `Engine.applyRun` reads ahead: 16 MiB of order records. Below it the records and
  * the id index stay in the processor's caches, where the reads ahead cost more than they save (measured
- * on the two-core machine of bench/README.md: 0.93 at 10 000 resting orders, 0.95 at 100 000, 1.11 at
- * 200 000, 2.0 at a million).
+ * on the two-core machine of bench/README.md, against `apply` one by one in the same process: 0.93 at
+ * 10 000 resting orders, 0.95 at 100 000, 1.11 at 200 000, 2.0 at a million; in bench:engine 1.17-1.23
+ * at a million).
  */
 export const touchLiveOrdersMin = 1 << 17;
 
@@ -107,13 +108,13 @@ export class Engine extends EngineState implements DomainPort {
 
   /**
    * Applies `commands[from]` to `commands[to - 1]` in order, each result into `results` at the command's
-   * index: the same as `apply` on each in turn (applyRun.test.ts), faster on a large book. It takes the
+   * index: the same as `apply` on each in turn (apply-run.test.ts), faster on a large book. It takes the
    * commands in groups of `touchGroup`, and before applying a group reads the id-index entry and record of
    * every live order that the group's cancels and amends name. Those reads are independent of one
    * another, so the processor has them all in flight at once; applied one after another, each command
    * waits for its own two (the index entry, then the record it points to) before it can start. With a
    * million resting orders the index and the records are far larger than the caches and each of those
-   * reads goes to memory (bench/README.md, "Reading ahead"). A group's later commands may end or move
+   * reads goes to memory (bench/README.md, bench:engine, "reading ahead"). A group's later commands may end or move
    * the orders read for it: the reads are only reads, so that costs time, never correctness.
    *
    * For streams that are at hand as a whole: a journal replayed, a benchmark's stream. The sequencer
