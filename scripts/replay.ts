@@ -87,7 +87,7 @@ const run: Command[] = [];
 const runResults = new Uint16Array(runMax);
 let runFormatVersion = 0;
 let diverged = 0;
-function applyRun(): void {
+function applyPending(): void {
   useRulesOf(engine, runFormatVersion);
   engine.applyRun(run, runResults, 0, run.length);
   for (let index = 0; index < run.length; index++) {
@@ -101,7 +101,7 @@ function applyRun(): void {
 const summary = readJournal(
   segments,
   (command, formatVersion) => {
-    if (run.length === runMax || (run.length > 0 && formatVersion !== runFormatVersion)) applyRun();
+    if (run.length === runMax || (run.length > 0 && formatVersion !== runFormatVersion)) applyPending();
     runFormatVersion = formatVersion;
     run.push(command);
   },
@@ -112,7 +112,7 @@ const summary = readJournal(
     onTornTail: (segment, offset, problem) => console.error(`\ntorn tail in ${segment} at ${offset}: ${problem} (not modified)`),
   },
 );
-if (run.length > 0) applyRun();
+if (run.length > 0) applyPending();
 progress(null, 0);
 process.stderr.write('\n');
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -114,8 +114,8 @@ export class Engine extends EngineState implements DomainPort {
    * another, so the processor has them all in flight at once; applied one after another, each command
    * waits for its own two (the index entry, then the record it points to) before it can start. With a
    * million resting orders the index and the records are far larger than the caches and each of those
-   * reads goes to memory (bench/README.md, bench:engine, "reading ahead"). A group's later commands may end or move
-   * the orders read for it: the reads are only reads, so that costs time, never correctness.
+   * reads goes to memory (bench/README.md, bench:engine, "reading ahead"). A group's later commands may
+   * end or move the orders read for it: the reads are only reads, so that costs time, never correctness.
    *
    * For streams that are at hand as a whole: a journal replayed, a benchmark's stream. The sequencer
    * applies each command as it arrives, with nothing after it to read ahead for.

@@ -73,8 +73,7 @@ export function slotOf(engine: EngineState, orderId: number): number {
  * to keep, so that the reads are not dropped as dead code. See `Engine.applyRun`.
  */
 export function touchOrder(engine: EngineState, orderId: number): number {
-  if (!Number.isSafeInteger(orderId) || orderId <= 0) return 0;
-  const slot = engine.slotByOrderId.get(orderId);
+  const slot = slotOf(engine, orderId);
   return slot === noSlot ? 0 : engine.orders.touch(slot);
 }
 
