@@ -223,16 +223,19 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
     return formatSteps(lastPriceTicks, { mantissa: pair.tick.mantissa * tokens, scale: pair.tick.scale });
   };
   const pairOfRow = (pairId: number): Pair => context.markets.pairById(pairId)!;
-  /** One page of the caller's open orders, newest first: on `pair`, or on every pair when it is null. */
-  const openOrders = (request: RequestContext, pair: Pair | null): Reply | Promise<Reply> =>
-    committed(() => {
-      const limit = integerField(request.query, 'limit', 1, openOrdersLimitMax, limitDefault);
-      const before = integerField(request.query, 'before', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
-      const rows = queries.openOrders(request.principal!.userId, modeOf(request.query), pair === null ? 0 : pair.id, limit + 1, before);
-      const found = page(rows, limit, (order) => order.orderId);
-      const orders = found.rows.map((order) => orderRecordJson(pair ?? pairOfRow(order.pairId), order)).join(',');
-      return { json: `{"orders":[${orders}],"next_before":${JSON.stringify(found.nextBefore)}}` };
-    });
+  /**
+   * One page of the caller's open orders, newest first: on `pair`, or on every pair when it is null.
+   * Answered from the open orders in memory (read-models/open-orders.ts), which hold every durable batch
+   * already: no wait for the SQLite writer.
+   */
+  const openOrders = (request: RequestContext, pair: Pair | null): Reply => {
+    const limit = integerField(request.query, 'limit', 1, openOrdersLimitMax, limitDefault);
+    const before = integerField(request.query, 'before', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+    const rows = readModels.openOrders.list(request.principal!.userId, modeOf(request.query), pair === null ? 0 : pair.id, limit + 1, before);
+    const found = page(rows, limit, (order) => order.orderId);
+    const orders = found.rows.map((order) => orderRecordJson(pair ?? pairOfRow(order.pairId), order)).join(',');
+    return { json: `{"orders":[${orders}],"next_before":${JSON.stringify(found.nextBefore)}}` };
+  };
   const openOrdersResponse = closed({ orders: Type.Array(storedOrderSchema, { description: 'newest first' }), next_before: nextBeforeField });
   return [
     {

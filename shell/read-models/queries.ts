@@ -174,6 +174,7 @@ export class ReadModelQueries {
   private readonly selectFillsAllPairs;
   private readonly selectOpenOrders;
   private readonly selectOpenOrdersOfPair;
+  private readonly selectEveryOpenOrder;
   private readonly selectOrderByClientId;
   private readonly selectLatestCandles;
   private readonly selectCandlesFrom;
@@ -198,6 +199,8 @@ export class ReadModelQueries {
       WHERE user_id = ? AND mode = ? AND ${liveStatuses} AND order_id < ?`;
     this.selectOpenOrders = db.prepare(`${openOf} ORDER BY order_id DESC LIMIT ?`);
     this.selectOpenOrdersOfPair = db.prepare(`${openOf} AND pair_id = ? ORDER BY order_id DESC LIMIT ?`);
+    // The partial index of live orders, then a sort: not a scan of every order ever placed.
+    this.selectEveryOpenOrder = db.prepare(`SELECT ${orderColumns} FROM exchange_orders INDEXED BY exchange_orders_open WHERE ${liveStatuses} ORDER BY order_id`);
     this.selectOrderByClientId = db.prepare(`SELECT ${orderColumns} FROM exchange_orders INDEXED BY exchange_orders_client
       WHERE user_id = ? AND mode = ? AND client_order_id = ? AND client_order_id <> '' AND pair_id = ? ORDER BY order_id DESC LIMIT 1`);
     const candlesOf = `SELECT ${candleColumns} FROM exchange_candles WHERE pair_id = ? AND interval_ms = ? AND open_time_ms >= ? AND open_time_ms <= ?`;
@@ -270,7 +273,8 @@ export class ReadModelQueries {
 
   /**
    * The user's live orders in one mode (resting, partly filled, untriggered stops), newest first: on one
-   * pair, or on all of them when `pairId` is 0.
+   * pair, or on all of them when `pairId` is 0. The server answers this from memory (open-orders.ts);
+   * this query is what the memory is checked against (open-orders.test.ts) and what an operator can run.
    */
   openOrders(userId: number, mode: Mode, pairId: number, limit: number, beforeOrderId = noneBefore): OrderRow[] {
     const rows =
@@ -278,6 +282,11 @@ export class ReadModelQueries {
         ? this.selectOpenOrders.all(userId, mode, beforeOrderId, limit)
         : this.selectOpenOrdersOfPair.all(userId, mode, beforeOrderId, pairId, limit);
     return (rows as Row[]).map(orderOf);
+  }
+
+  /** Every live order of every user and mode, oldest first (the open orders in memory load them at start). */
+  forEachOpenOrder(visit: (order: OrderRow) => void): void {
+    for (const row of this.selectEveryOpenOrder.iterate() as IterableIterator<Row>) visit(orderOf(row));
   }
 
   /**

@@ -11,14 +11,10 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from '../../engine/core/commands.ts';
-import { Engine } from '../../engine/core/engine.ts';
-import { CollectingSink, EventKind, Liquidity, OrderStatus, type EngineEvent, type TradeExecuted } from '../../engine/core/events.ts';
+import { EventKind, Liquidity, OrderStatus, type EngineEvent, type TradeExecuted } from '../../engine/core/events.ts';
 import { noSlot } from '../../engine/core/order-store.ts';
-import { Result } from '../../engine/core/results.ts';
 import { CommandGenerator, Prng } from '../../engine/core/sim/generator.ts';
 import { DurableEngine } from '../../engine/runtime/durable-engine.ts';
-import { loadMarkets } from '../../engine/runtime/markets.ts';
-import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
 import type { Db } from '../store/database.ts';
 import { openReadModelDatabase } from './schema.ts';
 import { candleIntervals } from './candles.ts';
@@ -30,51 +26,10 @@ import { defaultMarketsPath } from '../../engine/runtime/markets.ts';
 import { domainGenerators, platformDomains } from '../../engine/domains/index.ts';
 import { EventCardsEventType } from '../../engine/domains/event-cards/commands.ts';
 import { RewardsEventType, type RewardsPaid } from '../../engine/domains/rewards/commands.ts';
-
-const markets = loadMarkets();
-const startTs = 1_767_225_600_000;
-/** Spacing of the commands' timestamps: the stream spans hours, so every interval has several buckets. */
-const commandSpacingMs = 997;
-
-interface Journaled {
-  seq: number;
-  ts: number;
-  events: EngineEvent[];
-}
+import { batchOf, markets, runEngine, startTs, temporaryDb, type Journaled } from './test-kit.ts';
 
 /** Event cards events whose `feeAtoms` went to the mode's fee account. */
 const cardFeeEvents = new Set<number>([EventCardsEventType.bullBought, EventCardsEventType.bullSold, EventCardsEventType.perpOpened, EventCardsEventType.perpClosed]);
-
-function batchOf(commands: readonly Journaled[]): DurableBatch {
-  return {
-    firstSeq: commands[0]!.seq,
-    lastSeq: commands[commands.length - 1]!.seq,
-    forEachEvent(visit) {
-      for (const command of commands) for (const event of command.events) visit(event, command.seq, command.ts);
-    },
-  };
-}
-
-/** Runs `count` generated commands through an engine; the accepted ones get seqs and spaced timestamps. */
-function runEngine(seed: number, count: number): { engine: Engine; journaled: Journaled[] } {
-  const sink = new CollectingSink();
-  const engine = new Engine({ markets, sink, domains: platformDomains });
-  const generator = new CommandGenerator({ seed, markets, domains: domainGenerators(), oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
-  const funding = generator.fundingCommands();
-  const journaled: Journaled[] = [];
-  for (let index = 0; index < count; index++) {
-    const command: Command = index < funding.length ? funding[index]! : generator.next();
-    sink.clear();
-    if (engine.apply(command) !== Result.ok) continue;
-    journaled.push({ seq: journaled.length + 1, ts: startTs + journaled.length * commandSpacingMs, events: [...sink.events] });
-  }
-  return { engine, journaled };
-}
-
-function temporaryDb(): { dir: string; db: Db } {
-  const dir = mkdtempSync(join(tmpdir(), 'read-models-'));
-  return { dir, db: openReadModelDatabase(dir) };
-}
 
 interface CandleTotals {
   open: number;

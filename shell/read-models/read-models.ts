@@ -11,7 +11,9 @@
  * connection of their own, and see committed transactions only; so that a client reads its own writes,
  * a query first waits (`whenApplied`) until the worker has committed every command that was durable when
  * the query arrived, which is every command the client was answered for. Under light load that wait is
- * already over; under heavy load it is the worker's commit delay, a millisecond or so.
+ * already over; under heavy load it is the worker's commit delay, a millisecond or so. A user's open
+ * orders, the read polled most, are answered from memory instead (open-orders.ts), fed here with every
+ * durable batch as it is handed over: they never wait and never make the worker commit early.
  *
  * At start, before the worker exists, the read models catch up on this thread: `replayFeed` gets the
  * events of every command after the committed `applied_seq` from the durable engine's recovery, and
@@ -28,6 +30,7 @@ import { BatchPacker, transferables } from '../../engine/runtime/packed-batch.ts
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
 import type { Db } from '../store/database.ts';
 import { startWorker } from '../workers.ts';
+import { OpenOrders } from './open-orders.ts';
 import { ReadModelQueries } from './queries.ts';
 import { openReadModelDatabase } from './schema.ts';
 import type { FromReadModelWorker, ReadModelWorkerInput, ToReadModelWorker } from './worker.ts';
@@ -88,6 +91,8 @@ interface Waiter {
 
 export class ReadModels {
   readonly queries: ReadModelQueries;
+  /** Every live order in memory, current with the durable batches (loaded by `finishReplay`). */
+  readonly openOrders = new OpenOrders();
   /** Seq the worker's committed tables cover (the replayed prefix, before the worker starts). */
   appliedSeq: number;
   /** Seq of the last batch handed over (posted, or packed to go with the next message). */
@@ -124,6 +129,7 @@ export class ReadModels {
   finishReplay(lastSeq: number): void {
     this.replayWriter!.finishReplay(lastSeq);
     this.replayWriter = null;
+    this.queries.forEachOpenOrder((order) => this.openOrders.load(order));
     this.appliedSeq = lastSeq;
     this.postedSeq = lastSeq;
     const input: ReadModelWorkerInput = { dataDir: this.options.dataDir, marketsPath: this.options.marketsPath };
@@ -136,9 +142,13 @@ export class ReadModels {
     this.worker = worker;
   }
 
-  /** Hands a durable batch to the worker (a batch already replayed at start is skipped). */
+  /**
+   * Hands a durable batch to the worker and applies it to the open orders in memory (a batch already
+   * replayed at start is skipped).
+   */
   applyBatch(batch: DurableBatch): void {
     if (batch.lastSeq <= this.postedSeq) return;
+    this.openOrders.applyBatch(batch);
     this.packer.add(batch);
     this.postedSeq = batch.lastSeq;
     this.schedulePost();

@@ -20,11 +20,11 @@ import type { Db } from '../store/database.ts';
 import type { Markets } from '../../engine/core/units.ts';
 import { assert } from '../../engine/core/assert.ts';
 import { ammFillTxHash } from '../../engine/core/sim-hash.ts';
-import { EventKind, Liquidity, OrderStatus, type AmmFill, type EngineEvent, type OrderAccepted, type TradeExecuted } from '../../engine/core/events.ts';
+import { EventKind, Liquidity, type AmmFill, type EngineEvent, type TradeExecuted } from '../../engine/core/events.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
 import { RewardsEventType, type RewardsPaid } from '../../engine/domains/rewards/commands.ts';
 import { CandleBuckets, type Candle } from './candles.ts';
-import { OrderChanges, unchanged, type OrderChange } from './order-changes.ts';
+import { OrderChanges, gatherOrderChange, unchanged, type OrderChange } from './order-changes.ts';
 
 /** Replayed commands per transaction at start, and live commands per transaction at most. */
 export const replayCommandsPerTransaction = 16_384;
@@ -162,30 +162,12 @@ export class ReadModelWriter {
   }
 
   private apply(event: EngineEvent, seq: number, ts: number): void {
+    gatherOrderChange(this.changes, event, ts);
     switch (event.kind) {
-      case EventKind.orderAccepted:
-        return this.accepted(event, ts);
       case EventKind.tradeExecuted:
         return this.traded(event, ts);
       case EventKind.ammFill:
         return this.filledOutside(event, ts);
-      case EventKind.orderCancelled:
-        return this.ended(event.orderId, OrderStatus.cancelled, event.filledLots, ts);
-      case EventKind.orderExpired:
-        return this.ended(event.orderId, OrderStatus.expired, event.filledLots, ts);
-      case EventKind.stopTriggered: {
-        const change = this.changes.touch(event.orderId);
-        change.status = OrderStatus.open;
-        change.updatedAtMs = ts;
-        return;
-      }
-      case EventKind.orderAmended: {
-        const change = this.changes.touch(event.orderId);
-        change.priceTicks = event.priceTicks;
-        change.quantityLots = event.quantityLots;
-        change.updatedAtMs = ts;
-        return;
-      }
       case EventKind.fundsWithdrawn:
         this.insertWithdrawal.run(seq, event.userId, event.assetId, event.amountAtoms, event.chainId, event.address, event.reference, ts);
         return;
@@ -199,34 +181,13 @@ export class ReadModelWriter {
         }
         return;
       default:
-        // Resting changes no status the fills have not set; a rejected order never existed; balances are
-        // not kept here; TWAPs and scale orders are shown through their orders' group ids.
+        // Orders were gathered above; balances are not kept here; TWAPs and scale orders are shown
+        // through their orders' group ids.
         return;
     }
   }
 
-  private accepted(event: OrderAccepted, ts: number): void {
-    const change = this.changes.touch(event.orderId);
-    change.placed = true;
-    change.userId = event.userId;
-    change.pairId = event.pairId;
-    change.mode = event.mode;
-    change.side = event.side;
-    change.orderType = event.orderType;
-    change.timeInForce = event.timeInForce;
-    change.postOnly = event.postOnly ? 1 : 0;
-    change.selfTradePrevention = event.selfTradePrevention;
-    change.priceTicks = event.priceTicks;
-    change.stopPriceTicks = event.stopPriceTicks;
-    change.quantityLots = event.quantityLots;
-    change.clientOrderId = event.clientOrderId;
-    change.status = event.status;
-    change.createdAtMs = ts;
-    change.updatedAtMs = ts;
-    change.groupKind = event.groupKind;
-    change.groupId = event.groupId;
-  }
-
+  /** A trade's row, its fees and its candles (its orders' fills were gathered by gatherOrderChange). */
   private traded(event: TradeExecuted, ts: number): void {
     this.insertTrade.run(
       event.tradeId,
@@ -247,8 +208,6 @@ export class ReadModelWriter {
       0,
       '',
     );
-    this.filled(this.changes.touch(event.takerOrderId), event.quantityLots, event.notionalAtoms, event.takerFeeAtoms, event.takerRemainingLots, ts);
-    this.filled(this.changes.touch(event.makerOrderId), event.quantityLots, event.notionalAtoms, event.makerFeeAtoms, event.makerRemainingLots, ts);
     this.collect(event.mode, event.pairId, event.takerFeeAtoms + event.makerFeeAtoms);
     if (event.mode !== 0) return;
     this.candleBuckets.add(this.pairIndexById[event.pairId]!, ts, event.priceTicks, event.quantityLots, event.notionalAtoms);
@@ -260,7 +219,6 @@ export class ReadModelWriter {
    */
   private filledOutside(event: AmmFill, ts: number): void {
     const taker = event.liquidity === Liquidity.taker;
-    const txHash = ammFillTxHash(event);
     this.insertTrade.run(
       event.tradeId,
       event.pairId,
@@ -278,11 +236,8 @@ export class ReadModelWriter {
       ts,
       event.venueId,
       event.chainId,
-      txHash,
+      ammFillTxHash(event),
     );
-    const change = this.changes.touch(event.orderId);
-    if (change.simTxHash === '') change.simTxHash = txHash;
-    this.filled(change, event.quantityLots, event.notionalAtoms, event.feeAtoms, event.remainingLots, ts);
     this.collect(event.mode, event.pairId, event.feeAtoms);
     if (event.mode !== 0) return;
     this.candleBuckets.add(this.pairIndexById[event.pairId]!, ts, event.priceTicks, event.quantityLots, event.notionalAtoms);
@@ -292,21 +247,6 @@ export class ReadModelWriter {
   private collect(mode: number, pairId: number, feeAtoms: number): void {
     const slot = mode * this.assetIds.length + this.quoteIndexByPairId[pairId]!;
     this.feesCollected[slot] = this.feesCollected[slot]! + feeAtoms;
-  }
-
-  private filled(change: OrderChange, quantityLots: number, notionalAtoms: number, feeAtoms: number, remainingLots: number, ts: number): void {
-    change.filledLots += quantityLots;
-    change.filledNotionalAtoms += notionalAtoms;
-    change.feeAtoms += feeAtoms;
-    change.status = remainingLots === 0 ? OrderStatus.filled : OrderStatus.partiallyFilled;
-    change.updatedAtMs = ts;
-  }
-
-  private ended(orderId: number, status: OrderStatus, filledLots: number, ts: number): void {
-    const change = this.changes.touch(orderId);
-    assert(!change.placed || change.filledLots === filledLots, 'fills of an order ended in its batch add up to what it reports');
-    change.status = status;
-    change.updatedAtMs = ts;
   }
 
   /** Writes the gathered orders and candles and the progress, and commits. */

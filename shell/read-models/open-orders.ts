@@ -1,0 +1,262 @@
+/**
+ * Every live order (an untriggered stop, resting, resting after part of it filled) as the read models show
+ * it, kept in memory on the server's thread and fed by the same durable batches as the SQLite tables, so
+ * that `GET /exchange/orders/open` (the read a market maker polls) is answered at once: it neither waits
+ * for the read models' worker to commit nor makes it commit. The rows are those of `exchange_orders`
+ * (writer.ts): both are gathered by `gatherOrderChange` (order-changes.ts), and open-orders.test.ts
+ * checks every list against the SQLite query after every batch of a generated stream.
+ *
+ * Why it is current: the durable feeds run when a batch becomes durable and before any of its submitters
+ * is answered, on this thread, so a query sees every batch durable at its arrival (every command its
+ * client was answered for), and nothing a crash could take back. At start it is loaded from the committed
+ * tables once recovery has replayed the journal into them (`load`).
+ *
+ * Layout: one record of numbers per order in a Float64Array (slots reused through a free list; strings
+ * beside it), an IntMap from order id to slot, and per user and mode the ids of the orders it has had open,
+ * in id order (ids grow, so a new order is appended). An order that ends leaves its id in that list until
+ * more than half of the list is ended ids, when the list is compacted: an end costs O(1) amortised, and a
+ * page of newest-first orders walks back from a binary search for `before`, skipping ended ids.
+ */
+import { assert } from '../../engine/core/assert.ts';
+import { IntMap, missing } from '../../engine/core/int-map.ts';
+import { OrderStatus } from '../../engine/core/events.ts';
+import type { Mode, OrderType, SelfTradePrevention, Side, TimeInForce } from '../../engine/core/commands.ts';
+import type { EngineEvent, OrderStatus as OrderStatusValue } from '../../engine/core/events.ts';
+import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
+import { OrderChanges, gatherOrderChange, unchanged, type OrderChange } from './order-changes.ts';
+import type { OrderRow } from './queries.ts';
+
+const Field = {
+  orderId: 0,
+  userId: 1,
+  pairId: 2,
+  mode: 3,
+  side: 4,
+  orderType: 5,
+  timeInForce: 6,
+  postOnly: 7,
+  selfTradePrevention: 8,
+  priceTicks: 9,
+  stopPriceTicks: 10,
+  quantityLots: 11,
+  filledLots: 12,
+  filledNotionalAtoms: 13,
+  feeAtoms: 14,
+  status: 15,
+  createdAtMs: 16,
+  updatedAtMs: 17,
+  groupKind: 18,
+  groupId: 19,
+} as const;
+const fieldsPerOrder = 20;
+/** Ended ids a user's list may hold before it is compacted (and at least half of it). */
+const compactAfterEnded = 32;
+
+function isLive(status: number): boolean {
+  return status === OrderStatus.pending || status === OrderStatus.open || status === OrderStatus.partiallyFilled;
+}
+
+/** The ids of one user's orders in one mode that were open here, ascending; `ended` of them are no more. */
+interface OwnOrders {
+  ids: number[];
+  ended: number;
+}
+
+export class OpenOrders {
+  private numbers = new Float64Array(0);
+  private readonly clientOrderIds: string[] = [];
+  private readonly simTxHashes: string[] = [];
+  private readonly slotById = new IntMap(4096);
+  private readonly freeSlots: number[] = [];
+  private slotsUsed = 0;
+  private readonly own = new Map<number, OwnOrders>();
+  private readonly changes = new OrderChanges();
+  private readonly visit = (event: EngineEvent, _seq: number, ts: number): void => gatherOrderChange(this.changes, event, ts);
+
+  /** Live orders held. */
+  get size(): number {
+    return this.slotById.size;
+  }
+
+  /** Adds a live order as the committed tables hold it (start-up); orders come oldest first. */
+  load(order: OrderRow): void {
+    assert(isLive(order.status), `order ${order.orderId} loaded as open is ${order.status}`);
+    const slot = this.add(order.orderId, order.userId, order.mode);
+    const numbers = this.numbers;
+    const base = slot * fieldsPerOrder;
+    numbers[base + Field.pairId] = order.pairId;
+    numbers[base + Field.side] = order.side;
+    numbers[base + Field.orderType] = order.orderType;
+    numbers[base + Field.timeInForce] = order.timeInForce;
+    numbers[base + Field.postOnly] = order.postOnly ? 1 : 0;
+    numbers[base + Field.selfTradePrevention] = order.selfTradePrevention;
+    numbers[base + Field.priceTicks] = order.priceTicks;
+    numbers[base + Field.stopPriceTicks] = order.stopPriceTicks;
+    numbers[base + Field.quantityLots] = order.quantityLots;
+    numbers[base + Field.filledLots] = order.filledLots;
+    numbers[base + Field.filledNotionalAtoms] = order.filledNotionalAtoms;
+    numbers[base + Field.feeAtoms] = order.feeAtoms;
+    numbers[base + Field.status] = order.status;
+    numbers[base + Field.createdAtMs] = order.createdAtMs;
+    numbers[base + Field.updatedAtMs] = order.updatedAtMs;
+    numbers[base + Field.groupKind] = order.groupKind;
+    numbers[base + Field.groupId] = order.groupId;
+    this.clientOrderIds[slot] = order.clientOrderId;
+    this.simTxHashes[slot] = order.simTxHash;
+  }
+
+  /** Applies one durable batch: what it did to each order, as the SQLite writer records it. */
+  applyBatch(batch: DurableBatch): void {
+    const changes = this.changes;
+    batch.forEachEvent(this.visit);
+    for (let index = 0; index < changes.count; index++) {
+      const change = changes.at(index);
+      if (change.placed) this.placed(change);
+      else this.changed(change);
+    }
+    changes.clear();
+  }
+
+  /**
+   * Up to `limit` of the user's live orders in `mode` with ids below `beforeOrderId`, newest first, on
+   * `pairId` (0: every pair): the rows `ReadModelQueries.openOrders` gives for the same arguments.
+   */
+  list(userId: number, mode: Mode, pairId: number, limit: number, beforeOrderId = Number.MAX_SAFE_INTEGER): OrderRow[] {
+    const rows: OrderRow[] = [];
+    const own = this.own.get(userId * 2 + mode);
+    if (own === undefined) return rows;
+    const ids = own.ids;
+    // The first index whose id is at or above `beforeOrderId`.
+    let low = 0;
+    let high = ids.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (ids[middle]! < beforeOrderId) low = middle + 1;
+      else high = middle;
+    }
+    for (let index = low - 1; index >= 0 && rows.length < limit; index--) {
+      const slot = this.slotById.get(ids[index]!);
+      if (slot === missing) continue;
+      if (pairId !== 0 && this.numbers[slot * fieldsPerOrder + Field.pairId] !== pairId) continue;
+      rows.push(this.rowAt(slot));
+    }
+    return rows;
+  }
+
+  private placed(change: OrderChange): void {
+    // An order that ended in the batch it was placed in was never open between batches.
+    if (!isLive(change.status)) return;
+    const slot = this.add(change.orderId, change.userId, change.mode);
+    const numbers = this.numbers;
+    const base = slot * fieldsPerOrder;
+    numbers[base + Field.pairId] = change.pairId;
+    numbers[base + Field.side] = change.side;
+    numbers[base + Field.orderType] = change.orderType;
+    numbers[base + Field.timeInForce] = change.timeInForce;
+    numbers[base + Field.postOnly] = change.postOnly;
+    numbers[base + Field.selfTradePrevention] = change.selfTradePrevention;
+    numbers[base + Field.priceTicks] = change.priceTicks;
+    numbers[base + Field.stopPriceTicks] = change.stopPriceTicks;
+    numbers[base + Field.quantityLots] = change.quantityLots;
+    numbers[base + Field.filledLots] = change.filledLots;
+    numbers[base + Field.filledNotionalAtoms] = change.filledNotionalAtoms;
+    numbers[base + Field.feeAtoms] = change.feeAtoms;
+    numbers[base + Field.status] = change.status;
+    numbers[base + Field.createdAtMs] = change.createdAtMs;
+    numbers[base + Field.updatedAtMs] = change.updatedAtMs;
+    numbers[base + Field.groupKind] = change.groupKind;
+    numbers[base + Field.groupId] = change.groupId;
+    this.clientOrderIds[slot] = change.clientOrderId;
+    this.simTxHashes[slot] = change.simTxHash;
+  }
+
+  /** The UPDATE of writer.ts on the order in memory; an order that is no longer live leaves. */
+  private changed(change: OrderChange): void {
+    const slot = this.slotById.get(change.orderId);
+    assert(slot !== missing, `order ${change.orderId} changed but is not open`);
+    const numbers = this.numbers;
+    const base = slot * fieldsPerOrder;
+    if (change.status !== unchanged) numbers[base + Field.status] = change.status;
+    if (change.priceTicks !== unchanged) numbers[base + Field.priceTicks] = change.priceTicks;
+    if (change.quantityLots !== unchanged) numbers[base + Field.quantityLots] = change.quantityLots;
+    numbers[base + Field.filledLots] = numbers[base + Field.filledLots]! + change.filledLots;
+    numbers[base + Field.filledNotionalAtoms] = numbers[base + Field.filledNotionalAtoms]! + change.filledNotionalAtoms;
+    numbers[base + Field.feeAtoms] = numbers[base + Field.feeAtoms]! + change.feeAtoms;
+    numbers[base + Field.updatedAtMs] = change.updatedAtMs;
+    if (this.simTxHashes[slot] === '') this.simTxHashes[slot] = change.simTxHash;
+    if (!isLive(numbers[base + Field.status]!)) this.remove(change.orderId, slot);
+  }
+
+  /** A slot for a new live order, listed under its user and mode. */
+  private add(orderId: number, userId: number, mode: number): number {
+    assert(this.slotById.get(orderId) === missing, `order ${orderId} is open already`);
+    let slot = this.freeSlots.pop();
+    if (slot === undefined) {
+      slot = this.slotsUsed++;
+      if (slot * fieldsPerOrder >= this.numbers.length) {
+        const grown = new Float64Array(Math.max(1024, slot * 2) * fieldsPerOrder);
+        grown.set(this.numbers);
+        this.numbers = grown;
+      }
+    }
+    const base = slot * fieldsPerOrder;
+    this.numbers[base + Field.orderId] = orderId;
+    this.numbers[base + Field.userId] = userId;
+    this.numbers[base + Field.mode] = mode;
+    this.slotById.set(orderId, slot);
+    const key = userId * 2 + mode;
+    let own = this.own.get(key);
+    if (own === undefined) {
+      own = { ids: [], ended: 0 };
+      this.own.set(key, own);
+    }
+    assert(own.ids.length === 0 || own.ids[own.ids.length - 1]! < orderId, 'order ids grow');
+    own.ids.push(orderId);
+    return slot;
+  }
+
+  private remove(orderId: number, slot: number): void {
+    const numbers = this.numbers;
+    const key = numbers[slot * fieldsPerOrder + Field.userId]! * 2 + numbers[slot * fieldsPerOrder + Field.mode]!;
+    this.slotById.delete(orderId);
+    this.clientOrderIds[slot] = '';
+    this.simTxHashes[slot] = '';
+    this.freeSlots.push(slot);
+    const own = this.own.get(key)!;
+    own.ended++;
+    if (own.ended === own.ids.length) this.own.delete(key);
+    else if (own.ended > compactAfterEnded && own.ended * 2 > own.ids.length) {
+      own.ids = own.ids.filter((id) => this.slotById.get(id) !== missing);
+      own.ended = 0;
+    }
+  }
+
+  private rowAt(slot: number): OrderRow {
+    const numbers = this.numbers;
+    const base = slot * fieldsPerOrder;
+    return {
+      orderId: numbers[base + Field.orderId]!,
+      userId: numbers[base + Field.userId]!,
+      pairId: numbers[base + Field.pairId]!,
+      mode: numbers[base + Field.mode]! as Mode,
+      side: numbers[base + Field.side]! as Side,
+      orderType: numbers[base + Field.orderType]! as OrderType,
+      timeInForce: numbers[base + Field.timeInForce]! as TimeInForce,
+      postOnly: numbers[base + Field.postOnly] === 1,
+      selfTradePrevention: numbers[base + Field.selfTradePrevention]! as SelfTradePrevention,
+      priceTicks: numbers[base + Field.priceTicks]!,
+      stopPriceTicks: numbers[base + Field.stopPriceTicks]!,
+      quantityLots: numbers[base + Field.quantityLots]!,
+      filledLots: numbers[base + Field.filledLots]!,
+      filledNotionalAtoms: numbers[base + Field.filledNotionalAtoms]!,
+      feeAtoms: numbers[base + Field.feeAtoms]!,
+      status: numbers[base + Field.status]! as OrderStatusValue,
+      clientOrderId: this.clientOrderIds[slot]!,
+      createdAtMs: numbers[base + Field.createdAtMs]!,
+      updatedAtMs: numbers[base + Field.updatedAtMs]!,
+      simTxHash: this.simTxHashes[slot]!,
+      groupKind: numbers[base + Field.groupKind]!,
+      groupId: numbers[base + Field.groupId]!,
+    };
+  }
+}
