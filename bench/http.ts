@@ -367,9 +367,10 @@ interface WrkResult {
   serverAckS: number;
   serverAcks: number;
   /**
-   * Closed loop only: round trips (µs, sorted) of the read probe's GET of open orders during the run. Such
-   * a read waits until the read models hold every command durable when it arrived, so under a write load
-   * it shows how far the read models' writer lags behind the orders it answers.
+   * Closed loop only: round trips (µs, sorted) of the read probe's GET of open orders during the run: what
+   * a market maker polling its orders gets while the server is saturated. Since `01a2c1c` the server
+   * answers it from memory, current with every durable batch; before, it waited until the read models'
+   * SQLite writer held every command durable at its arrival (and made the writer commit at once).
    */
   readsUs: number[];
 }
@@ -601,7 +602,7 @@ function reportOrders(label: string, amm: AmmMode, run: WrkResult, book: BookCou
   if (run.readsUs.length > 0) {
     const reads = run.readsUs;
     log(
-      `  reads meanwhile (GET open orders, ${readProbePerS}/s, each waiting for the read models to hold what was durable at its arrival): ` +
+      `  reads meanwhile (GET open orders, ${readProbePerS}/s, each holding every order durable at its arrival): ` +
         `p50 ${ms(percentile(reads, 0.5))} ms, p99 ${ms(percentile(reads, 0.99))} ms, max ${ms(reads[reads.length - 1]!)} ms over ${fmtInt(reads.length)} reads`,
     );
   }
