@@ -242,11 +242,21 @@ test('order status, history, trades, fills, ticker, stats and chart over HTTP', 
     }
     for (const path of ['nope/trades', 'nope/stats', 'nope/ticker', 'nope/chart']) assert.equal((await get(path)).status, 404, path);
 
-    // A restart serves the same history.
+    // A restart serves the same history, and the same open orders (the memory is loaded from the tables):
+    // bob's untriggered stop, by list, by id, and a live order with a client id by that id.
+    const resting = await place(bob, { side: 'buy', order_type: 'limit', quantity: '0.1', price: '2100', client_order_id: 'bob-rest' });
+    const openPaths = ['orders/open', 'eth/orders/open', `eth/orders/${stop['order_id']}`, `eth/orders/${resting['order_id']}`, 'eth/orders/by-client-id/bob-rest'];
+    const openBefore = await Promise.all(openPaths.map(async (path) => (await get(path, bob)).json));
+    assert.deepEqual(
+      (openBefore[0]['orders'] as Array<Record<string, unknown>>).map((order) => [order['order_id'], order['status']]),
+      [[resting['order_id'], 'open'], [stop['order_id'], 'pending']],
+    );
+    assert.equal(openBefore[4]['order_id'], resting['order_id']);
     const before = (await get('eth/trades')).json;
     await server.close();
     server = await startServer(config, silentLog, () => now);
     assert.deepEqual((await get('eth/trades')).json, before);
+    for (const [index, path] of openPaths.entries()) assert.deepEqual((await get(path, bob)).json, openBefore[index], path);
     assert.equal((await get(`eth/orders/${ask['order_id']}`, alice)).json['status'], 'filled');
   } finally {
     await server.close();

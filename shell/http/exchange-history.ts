@@ -2,7 +2,9 @@
  * Exchange reads served from the read models (shell/read-models/): one order's status, order history,
  * public trades, own fills, the 24-hour ticker and stats, and OHLC candles. Everything here reflects
  * durable batches only. Lists are newest first and page with `before` (an order or trade id) and
- * `next_before`, the value to pass for the next page (null on the last one).
+ * `next_before`, the value to pass for the next page (null on the last one). Open orders, and one order
+ * by id or client id while it is live, come from the live orders in memory (read-models/open-orders.ts);
+ * the rest from SQLite once it holds every command durable at the request's arrival.
  */
 import { readFileSync } from 'node:fs';
 import { orderStatusNames, type OrderStatus } from '../../engine/core/events.ts';
@@ -278,14 +280,21 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       summary: "The caller's newest order on this pair with this client_order_id (the open one when there is one), in any status; mode",
       query: modeQuery,
       response: storedOrderSchema,
-      handler: (request) =>
-        committed(() => {
-          const pair = pairOf(context, request.params['symbol']);
-          const clientOrderId = request.params['client_order_id'] ?? '';
-          const order = clientOrderIdRule.test(clientOrderId) ? queries.orderByClientId(request.principal!.userId, modeOf(request.query), pair.id, clientOrderId) : undefined;
+      handler: (request) => {
+        const pair = pairOf(context, request.params['symbol']);
+        const userId = request.principal!.userId;
+        const mode = modeOf(request.query);
+        const clientOrderId = request.params['client_order_id'] ?? '';
+        if (!clientOrderIdRule.test(clientOrderId)) throw new ApiError(404, 'ORDER_NOT_FOUND', 'no order with this client_order_id');
+        // A live order with the id is the newest that had it: from memory, without waiting.
+        const live = readModels.openOrders.withClientOrderId(userId, mode, clientOrderId);
+        if (live !== undefined && live.pairId === pair.id) return { json: orderRecordJson(pair, live) };
+        return committed(() => {
+          const order = queries.orderByClientId(userId, mode, pair.id, clientOrderId);
           if (order === undefined) throw new ApiError(404, 'ORDER_NOT_FOUND', 'no order with this client_order_id');
           return { json: orderRecordJson(pair, order) };
-        }),
+        });
+      },
     },
     {
       method: 'GET',
@@ -348,16 +357,20 @@ export function exchangeHistoryRoutes(context: ShellContext, readModels: ReadMod
       errors: ['PAIR_NOT_FOUND', 'ORDER_NOT_FOUND'],
       summary: "One of the caller's orders in any status, live or paper, with fills so far and fees (404 for any other order)",
       response: storedOrderSchema,
-      handler: (request) =>
-        committed(() => {
-          const pair = pairOf(context, request.params['symbol']);
-          const orderId = /^[1-9][0-9]{0,15}$/.test(request.params['order_id'] ?? '') ? Number(request.params['order_id']) : 0;
-          const order = Number.isSafeInteger(orderId) && orderId > 0 ? queries.order(orderId) : undefined;
-          if (order === undefined || order.userId !== request.principal!.userId || order.pairId !== pair.id) {
-            throw new ApiError(404, 'ORDER_NOT_FOUND', 'no such order');
-          }
+      handler: (request) => {
+        const pair = pairOf(context, request.params['symbol']);
+        const orderId = /^[1-9][0-9]{0,15}$/.test(request.params['order_id'] ?? '') ? Number(request.params['order_id']) : 0;
+        if (!(Number.isSafeInteger(orderId) && orderId > 0)) throw new ApiError(404, 'ORDER_NOT_FOUND', 'no such order');
+        const owned = (order: OrderRow | undefined): order is OrderRow => order !== undefined && order.userId === request.principal!.userId && order.pairId === pair.id;
+        // A live order is answered from memory, without waiting; an ended one from the tables.
+        const live = readModels.openOrders.get(orderId);
+        if (owned(live)) return { json: orderRecordJson(pair, live) };
+        return committed(() => {
+          const order = queries.order(orderId);
+          if (!owned(order)) throw new ApiError(404, 'ORDER_NOT_FOUND', 'no such order');
           return { json: orderRecordJson(pair, order) };
-        }),
+        });
+      },
     },
     {
       method: 'GET',

@@ -2,7 +2,8 @@
  * The open orders in memory against the SQLite read model they stand in for: a seeded stream of every
  * command kind (engine/core/sim/generator.ts, domains included) through a real Engine, handed to both in
  * durable batches of random sizes; after every batch, pages of open orders (every pair and one pair, with
- * and without `before`) are the rows `ReadModelQueries.openOrders` returns. At the end the view holds
+ * and without `before`) are the rows `ReadModelQueries.openOrders` returns, and orders found by id and by
+ * client id are the rows of `order` and `orderByClientId`. At the end the view holds
  * exactly the engine's live orders; and a view loaded from the committed tables mid-stream, then fed the
  * rest, ends equal to the one fed from the start.
  */
@@ -35,6 +36,7 @@ test('open orders in memory page exactly as the SQLite read model, batch after b
   let compared = 0;
   let emptyPages = 0;
   let paged = 0;
+  let byClientId = 0;
   const check = (subject: OpenOrders, userId: number, mode: Mode, pairId: number, limit: number, before?: number): void => {
     const expected = queries.openOrders(userId, mode, pairId, limit, before);
     assert.deepEqual(subject.list(userId, mode, pairId, limit, before), expected, `user ${userId} mode ${mode} pair ${pairId} limit ${limit} before ${before}`);
@@ -65,9 +67,16 @@ test('open orders in memory page exactly as the SQLite read model, batch after b
         check(view, userId, mode, 0, random.int(1, 5), open[random.int(1, open.length - 1)]!.orderId);
         paged++;
       }
+      // One order by id and by client id, as the SQLite queries find it.
+      for (const order of open.slice(0, 3)) {
+        assert.deepEqual(view.get(order.orderId), queries.order(order.orderId));
+        if (order.clientOrderId === '') continue;
+        assert.deepEqual(view.withClientOrderId(userId, mode, order.clientOrderId), queries.orderByClientId(userId, mode, order.pairId, order.clientOrderId));
+        byClientId++;
+      }
       start = end;
     }
-    assert.ok(compared > 800 && paged > 200, `compared ${compared} pages, ${paged} with before`);
+    assert.ok(compared > 800 && paged > 200 && byClientId > 100, `compared ${compared} pages, ${paged} with before, ${byClientId} by client id`);
     assert.ok(emptyPages < compared / 2, 'most pages compared hold orders');
 
     // The view holds the engine's live orders, no more, with the engine's figures.
@@ -85,6 +94,15 @@ test('open orders in memory page exactly as the SQLite read model, batch after b
       }
     }
     assert.equal(listed, view.size);
+    // An order that is not live is not found, by id or by client id.
+    const ended = journaled.flatMap((command) => command.events).filter((event) => event.kind === EventKind.orderCancelled).slice(-50);
+    assert.equal(ended.length, 50);
+    for (const event of ended) {
+      if (event.kind !== EventKind.orderCancelled) continue;
+      assert.equal(view.get(event.orderId), undefined);
+      const row = queries.order(event.orderId)!;
+      if (row.clientOrderId !== '') assert.notEqual(view.withClientOrderId(row.userId, row.mode, row.clientOrderId)?.orderId, event.orderId);
+    }
     assert.equal(view.size, store.liveCount);
     assert.ok(view.size > 100, `${view.size} live orders at the end`);
 

@@ -15,7 +15,9 @@
  * beside it), an IntMap from order id to slot, and per user and mode the ids of the orders it has had open,
  * in id order (ids grow, so a new order is appended). An order that ends leaves its id in that list until
  * more than half of the list is ended ids, when the list is compacted: an end costs O(1) amortised, and a
- * page of newest-first orders walks back from a binary search for `before`, skipping ended ids.
+ * page of newest-first orders walks back from a binary search for `before`, skipping ended ids. Client
+ * order ids are unique among an account's live orders (the engine refuses a second one), so a map from
+ * (user, mode, client id) finds the live order that has one.
  */
 import { assert } from '../../engine/core/assert.ts';
 import { IntMap, missing } from '../../engine/core/int-map.ts';
@@ -56,6 +58,10 @@ function isLive(status: number): boolean {
   return status === OrderStatus.pending || status === OrderStatus.open || status === OrderStatus.partiallyFilled;
 }
 
+function clientKey(userId: number, mode: number, clientOrderId: string): string {
+  return `${userId * 2 + mode}:${clientOrderId}`;
+}
+
 /** The ids of one user's orders in one mode that were open here, ascending; `ended` of them are no more. */
 interface OwnOrders {
   ids: number[];
@@ -70,6 +76,8 @@ export class OpenOrders {
   private readonly freeSlots: number[] = [];
   private slotsUsed = 0;
   private readonly own = new Map<number, OwnOrders>();
+  /** Order id by `clientKey` of the live orders that have a client id. */
+  private readonly byClientOrderId = new Map<string, number>();
   private readonly changes = new OrderChanges();
   private readonly visit = (event: EngineEvent, _seq: number, ts: number): void => gatherOrderChange(this.changes, event, ts);
 
@@ -103,6 +111,7 @@ export class OpenOrders {
     numbers[base + Field.groupId] = order.groupId;
     this.clientOrderIds[slot] = order.clientOrderId;
     this.simTxHashes[slot] = order.simTxHash;
+    if (order.clientOrderId !== '') this.byClientOrderId.set(clientKey(order.userId, order.mode, order.clientOrderId), order.orderId);
   }
 
   /** Applies one durable batch: what it did to each order, as the SQLite writer records it. */
@@ -143,6 +152,18 @@ export class OpenOrders {
     return rows;
   }
 
+  /** The live order with this id, or undefined when it is not live (ended, not yet durable, or none). */
+  get(orderId: number): OrderRow | undefined {
+    const slot = this.slotById.get(orderId);
+    return slot === missing ? undefined : this.rowAt(slot);
+  }
+
+  /** The user's live order in `mode` with this client order id, or undefined when none is live. */
+  withClientOrderId(userId: number, mode: Mode, clientOrderId: string): OrderRow | undefined {
+    const orderId = this.byClientOrderId.get(clientKey(userId, mode, clientOrderId));
+    return orderId === undefined ? undefined : this.get(orderId);
+  }
+
   private placed(change: OrderChange): void {
     // An order that ended in the batch it was placed in was never open between batches.
     if (!isLive(change.status)) return;
@@ -168,6 +189,7 @@ export class OpenOrders {
     numbers[base + Field.groupId] = change.groupId;
     this.clientOrderIds[slot] = change.clientOrderId;
     this.simTxHashes[slot] = change.simTxHash;
+    if (change.clientOrderId !== '') this.byClientOrderId.set(clientKey(change.userId, change.mode, change.clientOrderId), change.orderId);
   }
 
   /** The UPDATE of writer.ts on the order in memory; an order that is no longer live leaves. */
@@ -216,12 +238,16 @@ export class OpenOrders {
   }
 
   private remove(orderId: number, slot: number): void {
-    const numbers = this.numbers;
-    const key = numbers[slot * fieldsPerOrder + Field.userId]! * 2 + numbers[slot * fieldsPerOrder + Field.mode]!;
+    const base = slot * fieldsPerOrder;
+    const userId = this.numbers[base + Field.userId]!;
+    const mode = this.numbers[base + Field.mode]!;
     this.slotById.delete(orderId);
+    const clientOrderId = this.clientOrderIds[slot]!;
+    if (clientOrderId !== '') this.byClientOrderId.delete(clientKey(userId, mode, clientOrderId));
     this.clientOrderIds[slot] = '';
     this.simTxHashes[slot] = '';
     this.freeSlots.push(slot);
+    const key = userId * 2 + mode;
     const own = this.own.get(key)!;
     own.ended++;
     if (own.ended === own.ids.length) this.own.delete(key);
