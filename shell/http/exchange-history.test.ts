@@ -248,10 +248,10 @@ test('order status, history, trades, fills, ticker, stats and chart over HTTP', 
     const openPaths = ['orders/open', 'eth/orders/open', `eth/orders/${stop['order_id']}`, `eth/orders/${resting['order_id']}`, 'eth/orders/by-client-id/bob-rest'];
     const openBefore = await Promise.all(openPaths.map(async (path) => (await get(path, bob)).json));
     assert.deepEqual(
-      (openBefore[0]['orders'] as Array<Record<string, unknown>>).map((order) => [order['order_id'], order['status']]),
+      (openBefore[0]!['orders'] as Array<Record<string, unknown>>).map((order) => [order['order_id'], order['status']]),
       [[resting['order_id'], 'open'], [stop['order_id'], 'pending']],
     );
-    assert.equal(openBefore[4]['order_id'], resting['order_id']);
+    assert.equal(openBefore[4]!['order_id'], resting['order_id']);
     const before = (await get('eth/trades')).json;
     await server.close();
     server = await startServer(config, silentLog, () => now);
