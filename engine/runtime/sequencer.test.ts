@@ -170,3 +170,90 @@ test('when the next batch cannot even start its write, the durable batch is stil
   assert.equal(sequencer.accepting, false);
   await assert.rejects(sequencer.close(), /cannot open the next segment/);
 });
+
+test('a clean point asked for under steady load: new commands wait unapplied until what was applied is durable, then run in arrival order', async () => {
+  const writer = new ManualWriter();
+  let sequencer: Sequencer | null = null;
+  const clean: boolean[] = [];
+  sequencer = new Sequencer({
+    engine: new Engine({ markets, domains: platformDomains }),
+    writer: writer as unknown as SegmentWriter,
+    clock: () => 1_000,
+    lastSeq: 0,
+    onDurable: (batch) => void clean.push(sequencer!.lastSeq === batch.lastSeq),
+  });
+  const answered: number[] = [];
+  const errors: Array<Error | null> = [];
+  const answer = (outcome: { seq: number; error: Error | null }): void => {
+    answered.push(outcome.seq);
+    errors.push(outcome.error);
+  };
+  // Already clean: nothing to wait for, the next command runs at once.
+  sequencer.requestCleanPoint();
+  sequencer.enqueue(deposit(1), answer);
+  sequencer.enqueue(deposit(2), answer);
+  assert.equal(sequencer.lastSeq, 2);
+  await turn();
+  sequencer.enqueue(deposit(3), answer); // fills the next batch while 1-2 syncs: steady load
+  sequencer.requestCleanPoint();
+  sequencer.enqueue(deposit(4), answer);
+  sequencer.enqueue(deposit(5), answer);
+  assert.equal(sequencer.lastSeq, 3, 'commands after the request are not applied yet');
+  assert.equal(sequencer.queueDepth, 5, 'but they are counted in the queue');
+  writer.complete();
+  assert.deepEqual(clean, [false], '1-2 is durable, 3 was applied after it');
+  assert.deepEqual(writer.writes.map((write) => write.firstSeq), [3]);
+  assert.equal(sequencer.lastSeq, 3);
+  writer.complete();
+  assert.deepEqual(clean, [false, true], 'the batch of 3 is a clean point');
+  // Then the held commands ran, in arrival order, and their batch is being written.
+  assert.equal(sequencer.lastSeq, 5);
+  assert.deepEqual(writer.writes.map((write) => write.firstSeq), [4]);
+  writer.complete();
+  assert.deepEqual(answered, [1, 2, 3, 4, 5]);
+  assert.ok(errors.every((error) => error === null));
+  // Without a request, steady load never gives one.
+  sequencer.enqueue(deposit(6), answer);
+  await turn();
+  sequencer.enqueue(deposit(7), answer);
+  writer.complete();
+  sequencer.enqueue(deposit(8), answer);
+  writer.complete();
+  assert.deepEqual(clean, [false, true, true, false, false]);
+  const closed = sequencer.close();
+  writer.complete();
+  await closed;
+  assert.deepEqual(answered, [1, 2, 3, 4, 5, 6, 7, 8]);
+});
+
+test('commands held for a clean point are refused, not lost, when the journal write fails', async () => {
+  const { sequencer, writer } = setup();
+  const errors: Array<Error | null> = [];
+  const record = (outcome: { error: Error | null }): void => void errors.push(outcome.error);
+  sequencer.enqueue(deposit(1), record);
+  await turn();
+  sequencer.requestCleanPoint();
+  sequencer.enqueue(deposit(2), record);
+  assert.equal(sequencer.lastSeq, 1);
+  writer.complete(new Error('disk gone'));
+  assert.equal(errors.length, 2);
+  assert.ok(errors.every((error) => error instanceof SequencerClosedError));
+  assert.equal(sequencer.lastSeq, 1, 'the held command never ran');
+});
+
+test('commands held for a clean point when the sequencer is closed are still made durable', async () => {
+  const { sequencer, writer } = setup();
+  const answered: number[] = [];
+  const answer = (outcome: { seq: number; error: Error | null }): void => void answered.push(outcome.error === null ? outcome.seq : -1);
+  sequencer.enqueue(deposit(1), answer);
+  await turn();
+  sequencer.requestCleanPoint();
+  sequencer.enqueue(deposit(2), answer);
+  const closed = sequencer.close();
+  sequencer.enqueue(deposit(3), answer); // after close: refused
+  writer.complete();
+  writer.complete();
+  await closed;
+  assert.deepEqual(answered, [-1, 1, 2]);
+  assert.equal(sequencer.durableSeq, 2);
+});

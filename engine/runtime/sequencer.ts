@@ -205,6 +205,10 @@ export class Sequencer {
   private readonly immediate: Outcome;
   private readonly batchCommandsMax: number;
   private readonly batchBytesMax: number;
+  /** Whether a clean point was asked for and not reached yet (`requestCleanPoint`). */
+  private cleanPointAsked = false;
+  /** Commands that arrived meanwhile, applied in arrival order once it is reached. */
+  private held: Array<{ command: Command; done: OutcomeCallback; token: unknown }> = [];
 
   constructor(private readonly options: SequencerOptions) {
     this.lastSeq = options.lastSeq;
@@ -224,6 +228,17 @@ export class Sequencer {
   enqueue(command: Command, done: OutcomeCallback, token?: unknown): void {
     if (this.failure !== null) return this.answerError(done, token, new SequencerClosedError(this.failure.message));
     if (this.closing) return this.answerError(done, token, new SequencerClosedError('shutting down'));
+    if (this.cleanPointAsked) {
+      if (this.held.length >= this.batchCommandsMax) return this.answerError(done, token, new SequencerBusyError());
+      this.held.push({ command, done, token });
+      return;
+    }
+    this.run(command, done, token);
+  }
+
+  /** Applies an accepted command into the filling batch (or answers its refusal at once). */
+  private run(command: Command, done: OutcomeCallback, token: unknown): void {
+    if (this.failure !== null) return this.answerError(done, token, new SequencerClosedError(this.failure.message));
     const batch = this.filling;
     if (batch.count >= this.batchCommandsMax || batch.encoder.length >= this.batchBytesMax) {
       return this.answerError(done, token, new SequencerBusyError());
@@ -260,6 +275,21 @@ export class Sequencer {
     batch.eventEnds.push(batch.tape.length);
     batch.count++;
     this.scheduleFlush();
+  }
+
+  /**
+   * Asks for a clean point: a durable batch after which the engine applied nothing more. Readers of what
+   * the engine holds beyond the events (the ledger's balances, for the private stream) read it only there,
+   * so that they never show what a crash could take back; but under steady load one batch is applied
+   * while the previous one syncs, and that may never happen on its own. From now until every command
+   * applied so far is durable, new commands wait unapplied; that batch's `onDurable` then sees the
+   * sequencer's `lastSeq` equal to its own, and after its answers the waiting commands are applied in
+   * arrival order (their `ts` is when they are applied). The wait is at most the syncing batch and the one
+   * filling behind it. Nothing to do when the engine is clean already.
+   */
+  requestCleanPoint(): void {
+    if (this.lastSeq === this.durableSeq || this.failure !== null) return;
+    this.cleanPointAsked = true;
   }
 
   /** Promise form of `enqueue`: resolves with a copy of the outcome; rejects when the command could not run. */
@@ -330,6 +360,7 @@ export class Sequencer {
       this.failure = error;
       this.failAll(batch, error);
       this.failAll(this.filling, error);
+      this.releaseHeld();
       this.notifyDrained();
       return;
     }
@@ -361,9 +392,21 @@ export class Sequencer {
     batch.reset();
     this.spares.push(batch);
     this.options.afterDurable?.(this.durableSeq);
-    // Commands submitted by the callbacks above, when no batch was syncing.
+    if (this.cleanPointAsked && this.lastSeq === this.durableSeq) this.releaseHeld();
+    // Commands submitted by the callbacks above (or held for a clean point), when no batch was syncing.
     if (this.flushing === null && this.filling.count > 0) this.flush();
     else this.notifyDrained();
+  }
+
+  /**
+   * Ends a clean point's wait: the held commands run now, in arrival order (refused if the sequencer
+   * failed; run even if it is closing, since they were taken before).
+   */
+  private releaseHeld(): void {
+    this.cleanPointAsked = false;
+    const held = this.held;
+    this.held = [];
+    for (const { command, done, token } of held) this.run(command, done, token);
   }
 
   private failAll(batch: Batch, error: Error): void {
@@ -407,6 +450,6 @@ export class Sequencer {
 
   /** Commands accepted and not yet durable (the queue in front of the journal). */
   get queueDepth(): number {
-    return this.lastSeq - this.durableSeq;
+    return this.lastSeq - this.durableSeq + this.held.length;
   }
 }

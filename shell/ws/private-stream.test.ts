@@ -446,3 +446,48 @@ test('signed keys sign the subscribe frame: good, stale, replayed, wrong and mis
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('under load that never lets the journal go idle, a snapshot and balance updates still come, within a bound', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'private-stream-'));
+  const server = await startServer(config(dataDir), silentLog);
+  const client = new StreamClient(server);
+  let pressing = true;
+  try {
+    const alice = await trader(server, 'alice');
+    const bob = await trader(server, 'bob');
+    await client.open();
+    // Deposits of Bob's journaled on every turn of the loop: while one batch syncs the next is already
+    // applied, so the engine never stops at a durable batch on its own.
+    const usdc = server.context.markets.assetBySymbol('USDC')!;
+    const press = (): void => {
+      if (!pressing) return;
+      const deposit: Command = { kind: CommandKind.deposit, seq: 0, ts: 0, userId: bob.userId, mode: 0, assetId: usdc.id, amountAtoms: 1 };
+      server.context.durable.enqueue(deposit, () => {});
+      setImmediate(press);
+    };
+    press();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const asked = Date.now();
+    client.send({ action: 'subscribe', channel: 'account', api_key: alice.key });
+    await until('the snapshot while the load goes on', () => client.of('account_snapshot').length === 1, 3000);
+    const snapshotMs = Date.now() - asked;
+    // Alice's order holds USDC: the balance update comes while the load goes on too.
+    const placed = Date.now();
+    await place(server, alice, { side: 'buy', quantity: '1', price: '2000' });
+    await until('the balance update while the load goes on', () => client.of('balance_update').some((message) => message['asset'] === 'USDC'), 3000);
+    const balanceMs = Date.now() - placed;
+    // What it says is what the balances route says (2 000 USDC and the taker-fee cap held).
+    const usdcRow = client.of('balance_update').find((message) => message['asset'] === 'USDC')!;
+    const balances = await call(server, 'GET', '/api/v1/account/me/balances', undefined, alice.headers);
+    const routeRow = (balances.json['balances'] as Message[]).find((row) => row['asset'] === 'USDC')!;
+    assert.deepEqual([usdcRow['available'], usdcRow['held']], [routeRow['available'], routeRow['held']]);
+    assert.equal(usdcRow['held'], '2002.000000');
+    assert.ok(server.context.durable.sequencer.durableBatches > 20, 'the load kept the journal writing');
+    assert.ok(snapshotMs < 3000 && balanceMs < 3000, `snapshot after ${snapshotMs} ms, balance update after ${balanceMs} ms`);
+  } finally {
+    pressing = false;
+    client.socket.close();
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -21,8 +21,12 @@
  * so they are read only at a clean point, a durable batch after which the engine applied nothing more
  * (the sequencer's last seq is the batch's). A snapshot asked for while undurable commands are in flight
  * waits for the next clean point (the connection is subscribed then, in the same turn of the loop, so no
- * delta falls between); balance updates of accounts a batch touched wait likewise. Under sustained load a
- * clean point may take several batches: balances lag, they are never ahead of the journal.
+ * delta falls between); balance updates of accounts a batch touched wait likewise. Under steady load the
+ * engine may never stop at a durable batch on its own (one batch is applied while the previous one syncs),
+ * so while a snapshot waits the stream asks the sequencer for a clean point (`requestCleanPoint`: new
+ * commands wait unapplied until what was applied is durable), at once for a snapshot and at most every
+ * `cleanPointIntervalMs` for balance updates: a snapshot comes within about two batch syncs, a balance
+ * update within that interval and two syncs. Balances lag; they are never ahead of the journal.
  *
  * Cancel on disconnect: when a connection whose subscribe asked for it closes (the client went away, the
  * server shut down, or uWS dropped a reader too far behind), one CancelAll of the mode's every pair is
@@ -50,6 +54,12 @@ import type { Encoding, StreamMessage } from './topic-stream.ts';
 /** The uWS pattern of the stream (the AsyncAPI document describes it). */
 export const privateStreamPath = '/ws/exchange/private';
 export const privateChannel = 'account';
+/**
+ * Least time between two clean points asked for balance updates (runtime clock, ms). Each one holds new
+ * commands back for up to two batch syncs, so this bounds that cost under load to a few per cent, and a
+ * balance update's lag to about this plus two syncs.
+ */
+export const cleanPointIntervalMs = 100;
 /** Open orders an account_snapshot lists at most (the engine's per-account cap is far below). */
 export const snapshotOrdersMax = 10_000;
 /** Longest credential a subscribe frame may carry (the frame itself is at most 4 KiB). */
@@ -112,6 +122,8 @@ export class PrivateStream {
   private readonly dirty = new Map<string, Set<number>>();
   /** Connections waiting for a clean point to get their snapshot. */
   private readonly waiting: Array<{ ws: WebSocket<Session>; mode: Mode }> = [];
+  /** When a clean point was last asked for balance updates (runtime clock, ms). */
+  private cleanPointAskedMs = -Infinity;
   private app: TemplatedApp | null = null;
 
   constructor(private readonly options: PrivateStreamOptions) {}
@@ -166,9 +178,17 @@ export class PrivateStream {
   /** A durable batch: order and fill messages of watched accounts now, balances and waiting snapshots at a clean point. */
   onDurable(batch: DurableBatch): void {
     if (this.watchers.size > 0) batch.forEachEvent((event, _seq, ts) => this.onEvent(event, ts));
-    if (this.options.context.durable.sequencer.lastSeq !== batch.lastSeq) return;
+    if (this.options.context.durable.sequencer.lastSeq !== batch.lastSeq) {
+      if (this.dirty.size > 0 && this.options.context.clock() - this.cleanPointAskedMs >= cleanPointIntervalMs) this.askCleanPoint();
+      return;
+    }
     this.flushBalances();
     for (const { ws, mode } of this.waiting.splice(0)) if (!ws.getUserData().closed) this.startTopic(ws, mode);
+  }
+
+  private askCleanPoint(): void {
+    this.cleanPointAskedMs = this.options.context.clock();
+    this.options.context.durable.sequencer.requestCleanPoint();
   }
 
   private clean(): boolean {
@@ -487,8 +507,9 @@ export class PrivateStream {
     session.modes.add(mode);
     this.watchers.set(topicKey(session.userId, mode), (this.watchers.get(topicKey(session.userId, mode)) ?? 0) + 1);
     sendFrame(ws, { type: 'subscribed', channel: privateChannel, mode: modeNames[mode], cancel_on_disconnect: session.cancelOnDisconnect.has(mode) });
-    if (this.clean()) this.startTopic(ws, mode);
-    else this.waiting.push({ ws, mode });
+    if (this.clean()) return this.startTopic(ws, mode);
+    this.waiting.push({ ws, mode });
+    this.askCleanPoint();
   }
 
   /** Sends the snapshot and subscribes in one turn of the loop, at a clean point: no message falls between. */
