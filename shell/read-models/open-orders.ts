@@ -1,8 +1,8 @@
 /**
  * Every live order (an untriggered stop, resting, resting after part of it filled) as the read models show
  * it, kept in memory on the server's thread and fed by the same durable batches as the SQLite tables, so
- * that `GET /exchange/orders/open` (the read a market maker polls) is answered at once: it neither waits
- * for the read models' worker to commit nor makes it commit. The rows are those of `exchange_orders`
+ * that `GET /exchange/orders/open` (the read a market maker polls), and one live order by id or client id,
+ * are answered at once: they neither wait for the read models' worker to commit nor make it commit. The rows are those of `exchange_orders`
  * (writer.ts): both are gathered by `gatherOrderChange` (order-changes.ts), and open-orders.test.ts
  * checks every list against the SQLite query after every batch of a generated stream.
  *
@@ -11,46 +11,51 @@
  * client was answered for), and nothing a crash could take back. At start it is loaded from the committed
  * tables once recovery has replayed the journal into them (`load`).
  *
- * Layout: one record of numbers per order in a Float64Array (slots reused through a free list; strings
- * beside it), an IntMap from order id to slot, and per user and mode the ids of the orders it has had open,
- * in id order (ids grow, so a new order is appended). An order that ends leaves its id in that list until
- * more than half of the list is ended ids, when the list is compacted: an end costs O(1) amortised, and a
- * page of newest-first orders walks back from a binary search for `before`, skipping ended ids. Client
+ * Layout: per order a record of twelve numbers in a Float64Array and eight one-byte enumerations in a
+ * Uint8Array (104 bytes; slots reused through a free list; the two strings beside them), an IntMap from
+ * order id to slot, and per user and mode the ids of the orders it has had open, in id order (ids grow,
+ * so a new order is appended). An order that ends leaves its id in that list until more than half of the
+ * list is ended ids, when the list is compacted: an end costs O(1) amortised, and a page of newest-first
+ * orders walks back from a binary search for `before`, skipping ended ids. Client
  * order ids are unique among an account's live orders (the engine refuses a second one), so a map from
  * (user, mode, client id) finds the live order that has one.
  */
 import { assert } from '../../engine/core/assert.ts';
 import { IntMap, missing } from '../../engine/core/int-map.ts';
-import { OrderStatus } from '../../engine/core/events.ts';
+import { OrderStatus, type EngineEvent } from '../../engine/core/events.ts';
 import type { Mode, OrderType, SelfTradePrevention, Side, TimeInForce } from '../../engine/core/commands.ts';
-import type { EngineEvent, OrderStatus as OrderStatusValue } from '../../engine/core/events.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
 import { OrderChanges, gatherOrderChange, unchanged, type OrderChange } from './order-changes.ts';
 import type { OrderRow } from './queries.ts';
 
+/** Positions of an order's numbers in its record of `numbers` (safe integers: ids, prices, amounts, times). */
 const Field = {
   orderId: 0,
   userId: 1,
   pairId: 2,
-  mode: 3,
-  side: 4,
-  orderType: 5,
-  timeInForce: 6,
-  postOnly: 7,
-  selfTradePrevention: 8,
-  priceTicks: 9,
-  stopPriceTicks: 10,
-  quantityLots: 11,
-  filledLots: 12,
-  filledNotionalAtoms: 13,
-  feeAtoms: 14,
-  status: 15,
-  createdAtMs: 16,
-  updatedAtMs: 17,
-  groupKind: 18,
-  groupId: 19,
+  priceTicks: 3,
+  stopPriceTicks: 4,
+  quantityLots: 5,
+  filledLots: 6,
+  filledNotionalAtoms: 7,
+  feeAtoms: 8,
+  createdAtMs: 9,
+  updatedAtMs: 10,
+  groupId: 11,
 } as const;
-const fieldsPerOrder = 20;
+const fieldsPerOrder = 12;
+/** Positions of an order's small enumerations in its record of `small` (one byte each). */
+const Small = {
+  mode: 0,
+  side: 1,
+  orderType: 2,
+  timeInForce: 3,
+  postOnly: 4,
+  selfTradePrevention: 5,
+  status: 6,
+  groupKind: 7,
+} as const;
+const smallPerOrder = 8;
 /** Ended ids a user's list may hold before it is compacted (and at least half of it). */
 const compactAfterEnded = 32;
 
@@ -70,6 +75,7 @@ interface OwnOrders {
 
 export class OpenOrders {
   private numbers = new Float64Array(0);
+  private small = new Uint8Array(0);
   private readonly clientOrderIds: string[] = [];
   private readonly simTxHashes: string[] = [];
   private readonly slotById = new IntMap(4096);
@@ -91,23 +97,25 @@ export class OpenOrders {
     assert(isLive(order.status), `order ${order.orderId} loaded as open is ${order.status}`);
     const slot = this.add(order.orderId, order.userId, order.mode);
     const numbers = this.numbers;
+    const small = this.small;
     const base = slot * fieldsPerOrder;
+    const tiny = slot * smallPerOrder;
     numbers[base + Field.pairId] = order.pairId;
-    numbers[base + Field.side] = order.side;
-    numbers[base + Field.orderType] = order.orderType;
-    numbers[base + Field.timeInForce] = order.timeInForce;
-    numbers[base + Field.postOnly] = order.postOnly ? 1 : 0;
-    numbers[base + Field.selfTradePrevention] = order.selfTradePrevention;
+    small[tiny + Small.side] = order.side;
+    small[tiny + Small.orderType] = order.orderType;
+    small[tiny + Small.timeInForce] = order.timeInForce;
+    small[tiny + Small.postOnly] = order.postOnly ? 1 : 0;
+    small[tiny + Small.selfTradePrevention] = order.selfTradePrevention;
     numbers[base + Field.priceTicks] = order.priceTicks;
     numbers[base + Field.stopPriceTicks] = order.stopPriceTicks;
     numbers[base + Field.quantityLots] = order.quantityLots;
     numbers[base + Field.filledLots] = order.filledLots;
     numbers[base + Field.filledNotionalAtoms] = order.filledNotionalAtoms;
     numbers[base + Field.feeAtoms] = order.feeAtoms;
-    numbers[base + Field.status] = order.status;
+    small[tiny + Small.status] = order.status;
     numbers[base + Field.createdAtMs] = order.createdAtMs;
     numbers[base + Field.updatedAtMs] = order.updatedAtMs;
-    numbers[base + Field.groupKind] = order.groupKind;
+    small[tiny + Small.groupKind] = order.groupKind;
     numbers[base + Field.groupId] = order.groupId;
     this.clientOrderIds[slot] = order.clientOrderId;
     this.simTxHashes[slot] = order.simTxHash;
@@ -169,23 +177,25 @@ export class OpenOrders {
     if (!isLive(change.status)) return;
     const slot = this.add(change.orderId, change.userId, change.mode);
     const numbers = this.numbers;
+    const small = this.small;
     const base = slot * fieldsPerOrder;
+    const tiny = slot * smallPerOrder;
     numbers[base + Field.pairId] = change.pairId;
-    numbers[base + Field.side] = change.side;
-    numbers[base + Field.orderType] = change.orderType;
-    numbers[base + Field.timeInForce] = change.timeInForce;
-    numbers[base + Field.postOnly] = change.postOnly;
-    numbers[base + Field.selfTradePrevention] = change.selfTradePrevention;
+    small[tiny + Small.side] = change.side;
+    small[tiny + Small.orderType] = change.orderType;
+    small[tiny + Small.timeInForce] = change.timeInForce;
+    small[tiny + Small.postOnly] = change.postOnly;
+    small[tiny + Small.selfTradePrevention] = change.selfTradePrevention;
     numbers[base + Field.priceTicks] = change.priceTicks;
     numbers[base + Field.stopPriceTicks] = change.stopPriceTicks;
     numbers[base + Field.quantityLots] = change.quantityLots;
     numbers[base + Field.filledLots] = change.filledLots;
     numbers[base + Field.filledNotionalAtoms] = change.filledNotionalAtoms;
     numbers[base + Field.feeAtoms] = change.feeAtoms;
-    numbers[base + Field.status] = change.status;
+    small[tiny + Small.status] = change.status;
     numbers[base + Field.createdAtMs] = change.createdAtMs;
     numbers[base + Field.updatedAtMs] = change.updatedAtMs;
-    numbers[base + Field.groupKind] = change.groupKind;
+    small[tiny + Small.groupKind] = change.groupKind;
     numbers[base + Field.groupId] = change.groupId;
     this.clientOrderIds[slot] = change.clientOrderId;
     this.simTxHashes[slot] = change.simTxHash;
@@ -197,8 +207,10 @@ export class OpenOrders {
     const slot = this.slotById.get(change.orderId);
     assert(slot !== missing, `order ${change.orderId} changed but is not open`);
     const numbers = this.numbers;
+    const small = this.small;
     const base = slot * fieldsPerOrder;
-    if (change.status !== unchanged) numbers[base + Field.status] = change.status;
+    const tiny = slot * smallPerOrder;
+    if (change.status !== unchanged) small[tiny + Small.status] = change.status;
     if (change.priceTicks !== unchanged) numbers[base + Field.priceTicks] = change.priceTicks;
     if (change.quantityLots !== unchanged) numbers[base + Field.quantityLots] = change.quantityLots;
     numbers[base + Field.filledLots] = numbers[base + Field.filledLots]! + change.filledLots;
@@ -206,7 +218,7 @@ export class OpenOrders {
     numbers[base + Field.feeAtoms] = numbers[base + Field.feeAtoms]! + change.feeAtoms;
     numbers[base + Field.updatedAtMs] = change.updatedAtMs;
     if (this.simTxHashes[slot] === '') this.simTxHashes[slot] = change.simTxHash;
-    if (!isLive(numbers[base + Field.status]!)) this.remove(change.orderId, slot);
+    if (!isLive(small[tiny + Small.status]!)) this.remove(change.orderId, slot);
   }
 
   /** A slot for a new live order, listed under its user and mode. */
@@ -216,15 +228,18 @@ export class OpenOrders {
     if (slot === undefined) {
       slot = this.slotsUsed++;
       if (slot * fieldsPerOrder >= this.numbers.length) {
-        const grown = new Float64Array(Math.max(1024, slot * 2) * fieldsPerOrder);
-        grown.set(this.numbers);
-        this.numbers = grown;
+        const slots = Math.max(1024, slot * 2);
+        const numbers = new Float64Array(slots * fieldsPerOrder);
+        numbers.set(this.numbers);
+        this.numbers = numbers;
+        const small = new Uint8Array(slots * smallPerOrder);
+        small.set(this.small);
+        this.small = small;
       }
     }
-    const base = slot * fieldsPerOrder;
-    this.numbers[base + Field.orderId] = orderId;
-    this.numbers[base + Field.userId] = userId;
-    this.numbers[base + Field.mode] = mode;
+    this.numbers[slot * fieldsPerOrder + Field.orderId] = orderId;
+    this.numbers[slot * fieldsPerOrder + Field.userId] = userId;
+    this.small[slot * smallPerOrder + Small.mode] = mode;
     this.slotById.set(orderId, slot);
     const key = userId * 2 + mode;
     let own = this.own.get(key);
@@ -238,9 +253,8 @@ export class OpenOrders {
   }
 
   private remove(orderId: number, slot: number): void {
-    const base = slot * fieldsPerOrder;
-    const userId = this.numbers[base + Field.userId]!;
-    const mode = this.numbers[base + Field.mode]!;
+    const userId = this.numbers[slot * fieldsPerOrder + Field.userId]!;
+    const mode = this.small[slot * smallPerOrder + Small.mode]!;
     this.slotById.delete(orderId);
     const clientOrderId = this.clientOrderIds[slot]!;
     if (clientOrderId !== '') this.byClientOrderId.delete(clientKey(userId, mode, clientOrderId));
@@ -259,29 +273,31 @@ export class OpenOrders {
 
   private rowAt(slot: number): OrderRow {
     const numbers = this.numbers;
+    const small = this.small;
     const base = slot * fieldsPerOrder;
+    const tiny = slot * smallPerOrder;
     return {
       orderId: numbers[base + Field.orderId]!,
       userId: numbers[base + Field.userId]!,
       pairId: numbers[base + Field.pairId]!,
-      mode: numbers[base + Field.mode]! as Mode,
-      side: numbers[base + Field.side]! as Side,
-      orderType: numbers[base + Field.orderType]! as OrderType,
-      timeInForce: numbers[base + Field.timeInForce]! as TimeInForce,
-      postOnly: numbers[base + Field.postOnly] === 1,
-      selfTradePrevention: numbers[base + Field.selfTradePrevention]! as SelfTradePrevention,
+      mode: small[tiny + Small.mode]! as Mode,
+      side: small[tiny + Small.side]! as Side,
+      orderType: small[tiny + Small.orderType]! as OrderType,
+      timeInForce: small[tiny + Small.timeInForce]! as TimeInForce,
+      postOnly: small[tiny + Small.postOnly] === 1,
+      selfTradePrevention: small[tiny + Small.selfTradePrevention]! as SelfTradePrevention,
       priceTicks: numbers[base + Field.priceTicks]!,
       stopPriceTicks: numbers[base + Field.stopPriceTicks]!,
       quantityLots: numbers[base + Field.quantityLots]!,
       filledLots: numbers[base + Field.filledLots]!,
       filledNotionalAtoms: numbers[base + Field.filledNotionalAtoms]!,
       feeAtoms: numbers[base + Field.feeAtoms]!,
-      status: numbers[base + Field.status]! as OrderStatusValue,
+      status: small[tiny + Small.status]! as OrderStatus,
       clientOrderId: this.clientOrderIds[slot]!,
       createdAtMs: numbers[base + Field.createdAtMs]!,
       updatedAtMs: numbers[base + Field.updatedAtMs]!,
       simTxHash: this.simTxHashes[slot]!,
-      groupKind: numbers[base + Field.groupKind]!,
+      groupKind: small[tiny + Small.groupKind]!,
       groupId: numbers[base + Field.groupId]!,
     };
   }
