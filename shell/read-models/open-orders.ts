@@ -67,6 +67,12 @@ function clientKey(userId: number, mode: number, clientOrderId: string): string 
   return `${userId * 2 + mode}:${clientOrderId}`;
 }
 
+/** What a row of the tables and an order placed in a batch have in common (post_only aside). */
+type OrderFields = { readonly [K in Exclude<keyof OrderRow, 'postOnly' | 'clientOrderId' | 'simTxHash'>]: number } & {
+  readonly clientOrderId: string;
+  readonly simTxHash: string;
+};
+
 /** The ids of one user's orders in one mode that were open here, ascending; `ended` of them are no more. */
 interface OwnOrders {
   ids: number[];
@@ -95,31 +101,7 @@ export class OpenOrders {
   /** Adds a live order as the committed tables hold it (start-up); orders come oldest first. */
   load(order: OrderRow): void {
     assert(isLive(order.status), `order ${order.orderId} loaded as open is ${order.status}`);
-    const slot = this.add(order.orderId, order.userId, order.mode);
-    const numbers = this.numbers;
-    const small = this.small;
-    const base = slot * fieldsPerOrder;
-    const tiny = slot * smallPerOrder;
-    numbers[base + Field.pairId] = order.pairId;
-    small[tiny + Small.side] = order.side;
-    small[tiny + Small.orderType] = order.orderType;
-    small[tiny + Small.timeInForce] = order.timeInForce;
-    small[tiny + Small.postOnly] = order.postOnly ? 1 : 0;
-    small[tiny + Small.selfTradePrevention] = order.selfTradePrevention;
-    numbers[base + Field.priceTicks] = order.priceTicks;
-    numbers[base + Field.stopPriceTicks] = order.stopPriceTicks;
-    numbers[base + Field.quantityLots] = order.quantityLots;
-    numbers[base + Field.filledLots] = order.filledLots;
-    numbers[base + Field.filledNotionalAtoms] = order.filledNotionalAtoms;
-    numbers[base + Field.feeAtoms] = order.feeAtoms;
-    small[tiny + Small.status] = order.status;
-    numbers[base + Field.createdAtMs] = order.createdAtMs;
-    numbers[base + Field.updatedAtMs] = order.updatedAtMs;
-    small[tiny + Small.groupKind] = order.groupKind;
-    numbers[base + Field.groupId] = order.groupId;
-    this.clientOrderIds[slot] = order.clientOrderId;
-    this.simTxHashes[slot] = order.simTxHash;
-    if (order.clientOrderId !== '') this.byClientOrderId.set(clientKey(order.userId, order.mode, order.clientOrderId), order.orderId);
+    this.insert(order, order.postOnly ? 1 : 0);
   }
 
   /** Applies one durable batch: what it did to each order, as the SQLite writer records it. */
@@ -174,32 +156,36 @@ export class OpenOrders {
 
   private placed(change: OrderChange): void {
     // An order that ended in the batch it was placed in was never open between batches.
-    if (!isLive(change.status)) return;
-    const slot = this.add(change.orderId, change.userId, change.mode);
+    if (isLive(change.status)) this.insert(change, change.postOnly);
+  }
+
+  /** A new live order with all its fields (a row of the tables, or an order placed in a batch). */
+  private insert(order: OrderFields, postOnly: number): void {
+    const slot = this.add(order.orderId, order.userId, order.mode);
     const numbers = this.numbers;
     const small = this.small;
     const base = slot * fieldsPerOrder;
     const tiny = slot * smallPerOrder;
-    numbers[base + Field.pairId] = change.pairId;
-    small[tiny + Small.side] = change.side;
-    small[tiny + Small.orderType] = change.orderType;
-    small[tiny + Small.timeInForce] = change.timeInForce;
-    small[tiny + Small.postOnly] = change.postOnly;
-    small[tiny + Small.selfTradePrevention] = change.selfTradePrevention;
-    numbers[base + Field.priceTicks] = change.priceTicks;
-    numbers[base + Field.stopPriceTicks] = change.stopPriceTicks;
-    numbers[base + Field.quantityLots] = change.quantityLots;
-    numbers[base + Field.filledLots] = change.filledLots;
-    numbers[base + Field.filledNotionalAtoms] = change.filledNotionalAtoms;
-    numbers[base + Field.feeAtoms] = change.feeAtoms;
-    small[tiny + Small.status] = change.status;
-    numbers[base + Field.createdAtMs] = change.createdAtMs;
-    numbers[base + Field.updatedAtMs] = change.updatedAtMs;
-    small[tiny + Small.groupKind] = change.groupKind;
-    numbers[base + Field.groupId] = change.groupId;
-    this.clientOrderIds[slot] = change.clientOrderId;
-    this.simTxHashes[slot] = change.simTxHash;
-    if (change.clientOrderId !== '') this.byClientOrderId.set(clientKey(change.userId, change.mode, change.clientOrderId), change.orderId);
+    numbers[base + Field.pairId] = order.pairId;
+    small[tiny + Small.side] = order.side;
+    small[tiny + Small.orderType] = order.orderType;
+    small[tiny + Small.timeInForce] = order.timeInForce;
+    small[tiny + Small.postOnly] = postOnly;
+    small[tiny + Small.selfTradePrevention] = order.selfTradePrevention;
+    numbers[base + Field.priceTicks] = order.priceTicks;
+    numbers[base + Field.stopPriceTicks] = order.stopPriceTicks;
+    numbers[base + Field.quantityLots] = order.quantityLots;
+    numbers[base + Field.filledLots] = order.filledLots;
+    numbers[base + Field.filledNotionalAtoms] = order.filledNotionalAtoms;
+    numbers[base + Field.feeAtoms] = order.feeAtoms;
+    small[tiny + Small.status] = order.status;
+    numbers[base + Field.createdAtMs] = order.createdAtMs;
+    numbers[base + Field.updatedAtMs] = order.updatedAtMs;
+    small[tiny + Small.groupKind] = order.groupKind;
+    numbers[base + Field.groupId] = order.groupId;
+    this.clientOrderIds[slot] = order.clientOrderId;
+    this.simTxHashes[slot] = order.simTxHash;
+    if (order.clientOrderId !== '') this.byClientOrderId.set(clientKey(order.userId, order.mode, order.clientOrderId), order.orderId);
   }
 
   /** The UPDATE of writer.ts on the order in memory; an order that is no longer live leaves. */

@@ -96,6 +96,22 @@ async function place(server: RunningServer, who: Trader, body: Record<string, un
   return response.json['order_id'] as string;
 }
 
+/** Journals a deposit of 1 USDC atom for `userId` on every turn of the loop until the returned function is called. */
+function pressDeposits(server: RunningServer, userId: number): () => void {
+  const usdc = server.context.markets.assetBySymbol('USDC')!;
+  let pressing = true;
+  const press = (): void => {
+    if (!pressing) return;
+    const deposit: Command = { kind: CommandKind.deposit, seq: 0, ts: 0, userId, mode: 0, assetId: usdc.id, amountAtoms: 1 };
+    server.context.durable.enqueue(deposit, () => {});
+    setImmediate(press);
+  };
+  press();
+  return () => {
+    pressing = false;
+  };
+}
+
 /** Every private message matches the payload the AsyncAPI document declares for its type. */
 function checkDeclared(messages: readonly Message[]): void {
   const ajv = new Ajv({ allErrors: true, strict: false, formats: schemaFormats });
@@ -238,15 +254,7 @@ test('a subscriber that joins mid-burst rebuilds its open orders and balances fr
     // Orders of both users, some crossing, sent without waiting, with the subscribe in the middle, while
     // deposits of Bob's are journaled on every turn of the loop: commands are in flight when the subscribe
     // arrives, so its snapshot waits for a clean point and must still agree with the deltas after it.
-    const usdc = server.context.markets.assetBySymbol('USDC')!;
-    let pressing = true;
-    const press = (): void => {
-      if (!pressing) return;
-      const deposit: Command = { kind: CommandKind.deposit, seq: 0, ts: 0, userId: bob.userId, mode: 0, assetId: usdc.id, amountAtoms: 1 };
-      server.context.durable.enqueue(deposit, () => {});
-      setImmediate(press);
-    };
-    press();
+    const stopPressing = pressDeposits(server, bob.userId);
     const requests: Array<Promise<unknown>> = [];
     for (let index = 0; index < 60; index++) {
       const buy = index % 2 === 0;
@@ -258,7 +266,7 @@ test('a subscriber that joins mid-burst rebuilds its open orders and balances fr
       requests.push(placed);
     }
     await Promise.all(requests);
-    pressing = false;
+    stopPressing();
     const route = await call(server, 'GET', '/api/v1/exchange/eth/orders/open', undefined, alice.headers);
     const expected = new Map((route.json['orders'] as Message[]).map((order) => [order['order_id'] as string, order['filled_quantity'] as string]));
     const balances = await call(server, 'GET', '/api/v1/account/me/balances', undefined, alice.headers);
@@ -451,21 +459,13 @@ test('under load that never lets the journal go idle, a snapshot and balance upd
   const dataDir = mkdtempSync(join(tmpdir(), 'private-stream-'));
   const server = await startServer(config(dataDir), silentLog);
   const client = new StreamClient(server);
-  let pressing = true;
+  let stopPressing = (): void => {};
   try {
     const alice = await trader(server, 'alice');
     const bob = await trader(server, 'bob');
     await client.open();
-    // Deposits of Bob's journaled on every turn of the loop: while one batch syncs the next is already
-    // applied, so the engine never stops at a durable batch on its own.
-    const usdc = server.context.markets.assetBySymbol('USDC')!;
-    const press = (): void => {
-      if (!pressing) return;
-      const deposit: Command = { kind: CommandKind.deposit, seq: 0, ts: 0, userId: bob.userId, mode: 0, assetId: usdc.id, amountAtoms: 1 };
-      server.context.durable.enqueue(deposit, () => {});
-      setImmediate(press);
-    };
-    press();
+    // While one batch syncs the next is already applied: the engine never stops at a durable batch on its own.
+    stopPressing = pressDeposits(server, bob.userId);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const asked = Date.now();
     client.send({ action: 'subscribe', channel: 'account', api_key: alice.key });
@@ -485,7 +485,7 @@ test('under load that never lets the journal go idle, a snapshot and balance upd
     assert.ok(server.context.durable.sequencer.durableBatches > 20, 'the load kept the journal writing');
     assert.ok(snapshotMs < 3000 && balanceMs < 3000, `snapshot after ${snapshotMs} ms, balance update after ${balanceMs} ms`);
   } finally {
-    pressing = false;
+    stopPressing();
     client.socket.close();
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
