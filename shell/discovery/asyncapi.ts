@@ -248,7 +248,7 @@ export const streamCatalogue: Readonly<Record<string, StreamSpec>> = {
     echoFields: { mode: oneOf(['live', 'paper']), cancel_on_disconnect: { type: 'boolean' } },
     messages: {
       account_snapshot: {
-        summary: 'at subscription: every open order and every balance of the mode, seq = the topic\'s current',
+        summary: 'at subscription: every open order (the newest 10 000 when there are more) and every balance of the mode, seq = the topic\'s current',
         payload: object({
           type: constant('account_snapshot'),
           channel: constant('account'),
@@ -272,6 +272,8 @@ export const streamCatalogue: Readonly<Record<string, StreamSpec>> = {
               status: oneOf(['pending', 'open', 'partially_filled']),
             }),
           ),
+          open_orders_total: integer('the account\'s open orders; more than orders lists when orders_truncated'),
+          orders_truncated: { type: 'boolean', description: 'true when the account has more than 10 000 open orders: orders lists the newest 10 000 by order id, page the rest from GET /api/v1/exchange/orders/open' },
           balances: array(object({ asset: string(), available: string(), held: string(), total: string() })),
           seq,
         }),

@@ -15,6 +15,7 @@ import { decode, encode } from '@msgpack/msgpack';
 import { loadConfig } from '../config.ts';
 import { silentLog } from '../log.ts';
 import { startServer, type RunningServer } from '../server.ts';
+import { snapshotOrdersMax } from './private-stream.ts';
 import { call, schemaFormats } from '../http/test-client.ts';
 import { CommandKind, type Command } from '../../engine/core/commands.ts';
 import AjvModule from 'ajv';
@@ -486,6 +487,45 @@ test('under load that never lets the journal go idle, a snapshot and balance upd
     assert.ok(snapshotMs < 3000 && balanceMs < 3000, `snapshot after ${snapshotMs} ms, balance update after ${balanceMs} ms`);
   } finally {
     stopPressing();
+    client.socket.close();
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('an account with more open orders than a snapshot lists gets the newest ones and is told so', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'private-stream-'));
+  const server = await startServer(config(dataDir), silentLog);
+  const client = new StreamClient(server);
+  try {
+    const alice = await trader(server, 'alice');
+    const engine = server.context.durable.engine;
+    const pair = server.context.markets.pairs.find((candidate) => candidate.base.symbol === 'ETH')!;
+    const count = snapshotOrdersMax + 5;
+    const placed: Array<Promise<number>> = [];
+    for (let index = 0; index < count; index++) {
+      const command: Command = {
+        kind: CommandKind.placeOrder, seq: 0, ts: 0, orderId: engine.lastOrderId + 1, userId: alice.userId, mode: 0, pairId: pair.id,
+        side: 1, orderType: 0, timeInForce: 0, priceTicks: 400_000 + (index % 100), stopPriceTicks: 0, quantityLots: 50, postOnly: true,
+        selfTradePrevention: 0, clientOrderId: '',
+      };
+      placed.push(new Promise((resolve) => server.context.durable.enqueue(command, (outcome) => resolve(outcome.result))));
+    }
+    assert.ok((await Promise.all(placed)).every((result) => result === 0), 'every order rests');
+    await client.open();
+    client.send({ action: 'subscribe', channel: 'account', api_key: alice.key });
+    await until('the snapshot', () => client.of('account_snapshot').length === 1, 10_000);
+    const snapshot = client.of('account_snapshot')[0]!;
+    const listed = (snapshot['orders'] as Message[]).map((order) => Number(order['order_id']));
+    assert.deepEqual([listed.length, snapshot['open_orders_total'], snapshot['orders_truncated']], [snapshotOrdersMax, count, true]);
+    // The newest ones: the five left out are the five oldest, which the route's last page holds.
+    const newestFirst = [...listed].sort((a, b) => b - a);
+    assert.deepEqual(listed, newestFirst);
+    const oldest = Math.min(...listed);
+    const rest = await call(server, 'GET', `/api/v1/exchange/orders/open?limit=1000&before=${oldest}`, undefined, alice.headers);
+    assert.equal((rest.json['orders'] as Message[]).length, 5);
+    checkDeclared([snapshot]);
+  } finally {
     client.socket.close();
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -60,7 +60,12 @@ export const privateChannel = 'account';
  * balance update's lag to about this plus two syncs.
  */
 export const cleanPointIntervalMs = 100;
-/** Open orders an account_snapshot lists at most (the engine's per-account cap is far below). */
+/**
+ * Open orders an account_snapshot lists at most: the newest ones, by order id. An account may hold more
+ * (the engine's cap is 200 000); its snapshot then says so (`orders_truncated`, `open_orders_total`) and
+ * the client pages the rest from GET /api/v1/exchange/orders/open. It bounds the snapshot's frame (about
+ * 3 MB) and the time building it takes from the engine's thread.
+ */
 export const snapshotOrdersMax = 10_000;
 /** Longest credential a subscribe frame may carry (the frame itself is at most 4 KiB). */
 const credentialCharsMax = 2048;
@@ -385,13 +390,19 @@ export class PrivateStream {
     this.dirty.clear();
   }
 
-  /** Every open order and balance of (user, mode) as the engine holds them: called only at a clean point. */
+  /**
+   * The open orders (every one, or the newest `snapshotOrdersMax`) and every balance of (user, mode) as
+   * the engine holds them: called only at a clean point.
+   */
   private snapshot(userId: number, mode: Mode): StreamMessage {
     const { context } = this.options;
     const engine = context.durable.engine;
     const store = engine.orders;
     const orders: StreamMessage[] = [];
-    for (const slot of engine.openOrderSlots(userId, mode).slice(0, snapshotOrdersMax)) {
+    let slots = engine.openOrderSlots(userId, mode);
+    const total = slots.length;
+    if (total > snapshotOrdersMax) slots = slots.sort((a, b) => store.orderId(b) - store.orderId(a)).slice(0, snapshotOrdersMax);
+    for (const slot of slots) {
       const pair = engine.contexts[store.context(slot)]!.pair;
       const orderId = store.orderId(slot);
       const orderType = store.orderType(slot) as OrderType;
@@ -428,7 +439,16 @@ export class PrivateStream {
     }
     const account = engine.ledger.find(userId, mode);
     const balances = context.markets.assets.map((asset) => balanceRow(context, engine.ledger, account, mode, asset));
-    return { type: 'account_snapshot', channel: privateChannel, mode: modeNames[mode], user_id: userId, orders, balances };
+    return {
+      type: 'account_snapshot',
+      channel: privateChannel,
+      mode: modeNames[mode],
+      user_id: userId,
+      orders,
+      open_orders_total: total,
+      orders_truncated: total > orders.length,
+      balances,
+    };
   }
 
 
