@@ -13,6 +13,7 @@ import { DurableEngine } from '../engine/runtime/durable-engine.ts';
 import type { DurableBatch } from '../engine/runtime/sequencer.ts';
 import { defaultMarketsPath, loadMarkets } from '../engine/runtime/markets.ts';
 import { loadConfig, type Config } from './config.ts';
+import { DataDirLock } from './data-dir-lock.ts';
 import { jsonLog, type Log } from './log.ts';
 import type { ShellContext, StreamFigures } from './context.ts';
 import { RouteTable } from './http/route-table.ts';
@@ -68,6 +69,16 @@ export function buildRouteTable(instances: readonly ModuleInstance[], discovery:
 }
 
 /**
+ * `app.listen(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, cb)`: the native binding takes a host with options
+ * and exports the option, its type declarations have neither.
+ */
+function listenExclusive(app: uWS.TemplatedApp, host: string, port: number, done: (socket: uWS.us_listen_socket | false) => void): void {
+  const exclusive = (uWS as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT: number }).LIBUS_LISTEN_EXCLUSIVE_PORT;
+  const listen = app.listen as unknown as (host: string, port: number, options: number, cb: (socket: uWS.us_listen_socket | false) => void) => uWS.TemplatedApp;
+  listen.call(app, host, port, exclusive, done);
+}
+
+/**
  * `clock` is the runtime's only clock (milliseconds); tests pass a fixed one. `replication` is given by
  * a replicated node that took the lease; the embedded default has none. `edge` makes the server a stream
  * edge (shell/cluster/edge.ts): its engine follows the journal stream, it serves the public read routes
@@ -75,6 +86,17 @@ export function buildRouteTable(instances: readonly ModuleInstance[], discovery:
  */
 export async function startServer(config: Config, log: Log, clock: () => number = Date.now, replication?: ServerReplication, edge?: ServerEdge): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
+  // Before anything in DATA_DIR is read or written: a second server there is refused (data-dir-lock.ts).
+  const lock = DataDirLock.acquire(config.dataDir);
+  try {
+    return await startLocked(config, log, clock, lock, replication, edge);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function startLocked(config: Config, log: Log, clock: () => number, lock: DataDirLock, replication?: ServerReplication, edge?: ServerEdge): Promise<RunningServer> {
   const marketsPath = defaultMarketsPath;
   const markets = loadMarkets(marketsPath);
   const chains = loadChains(markets);
@@ -187,7 +209,10 @@ export async function startServer(config: Config, log: Log, clock: () => number 
     positionsTimer = setInterval(put, replication.positionsEveryMs);
   }
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-    app.listen(config.host, config.port, (socket) => (socket === false ? reject(new Error(`cannot listen on ${config.host}:${config.port}`)) : resolve(socket)));
+    // Exclusive: with uWS's default (SO_REUSEPORT) a second server on the port would share its connections.
+    listenExclusive(app, config.host, config.port, (socket) =>
+      socket === false ? reject(new Error(`cannot listen on ${config.host}:${config.port} (in use?)`)) : resolve(socket),
+    );
   });
   const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket);
   log('listening', { host: config.host, port, data_dir: config.dataDir, journal_sync: config.journalSync, routes: table.routes.length });
@@ -216,6 +241,7 @@ export async function startServer(config: Config, log: Log, clock: () => number 
         db.close();
         const { lastSeq, durableBatches, durableCommands } = durable.sequencer;
         log('stopped', { last_seq: lastSeq, durable_batches: durableBatches, durable_commands: durableCommands });
+        lock.release();
       })();
       return closing;
     },
