@@ -2,9 +2,10 @@
  * Every live order (an untriggered stop, resting, resting after part of it filled) as the read models show
  * it, kept in memory on the server's thread and fed by the same durable batches as the SQLite tables, so
  * that `GET /exchange/orders/open` (the read a market maker polls), and one live order by id or client id,
- * are answered at once: they neither wait for the read models' worker to commit nor make it commit. The rows are those of `exchange_orders`
- * (writer.ts): both are gathered by `gatherOrderChange` (order-changes.ts), and open-orders.test.ts
- * checks every list against the SQLite query after every batch of a generated stream.
+ * are answered at once: they neither wait for the read models' worker to commit nor make it commit. The
+ * rows are those of `exchange_orders` (writer.ts): both are gathered by `gatherOrderChange`
+ * (order-changes.ts), and open-orders.test.ts checks every list against the SQLite query after every
+ * batch of a generated stream.
  *
  * Why it is current: the durable feeds run when a batch becomes durable and before any of its submitters
  * is answered, on this thread, so a query sees every batch durable at its arrival (every command its
@@ -16,9 +17,9 @@
  * order id to slot, and per user and mode the ids of the orders it has had open, in id order (ids grow,
  * so a new order is appended). An order that ends leaves its id in that list until more than half of the
  * list is ended ids, when the list is compacted: an end costs O(1) amortised, and a page of newest-first
- * orders walks back from a binary search for `before`, skipping ended ids. Client
- * order ids are unique among an account's live orders (the engine refuses a second one), so a map from
- * (user, mode, client id) finds the live order that has one.
+ * orders walks back from a binary search for `before`, skipping ended ids. Client order ids are unique
+ * among an account's live orders (the engine refuses a second one), so a map from (user, mode, client id)
+ * finds the live order that has one.
  */
 import { assert } from '../../engine/core/assert.ts';
 import { IntMap, missing } from '../../engine/core/int-map.ts';
@@ -63,8 +64,13 @@ function isLive(status: number): boolean {
   return status === OrderStatus.pending || status === OrderStatus.open || status === OrderStatus.partiallyFilled;
 }
 
+/** An account (user × mode) as one number. */
+function accountKey(userId: number, mode: number): number {
+  return userId * 2 + mode;
+}
+
 function clientKey(userId: number, mode: number, clientOrderId: string): string {
-  return `${userId * 2 + mode}:${clientOrderId}`;
+  return `${accountKey(userId, mode)}:${clientOrderId}`;
 }
 
 /** What a row of the tables and an order placed in a batch have in common (post_only aside). */
@@ -122,7 +128,7 @@ export class OpenOrders {
    */
   list(userId: number, mode: Mode, pairId: number, limit: number, beforeOrderId = Number.MAX_SAFE_INTEGER): OrderRow[] {
     const rows: OrderRow[] = [];
-    const own = this.own.get(userId * 2 + mode);
+    const own = this.own.get(accountKey(userId, mode));
     if (own === undefined) return rows;
     const ids = own.ids;
     // The first index whose id is at or above `beforeOrderId`.
@@ -227,7 +233,7 @@ export class OpenOrders {
     this.numbers[slot * fieldsPerOrder + Field.userId] = userId;
     this.small[slot * smallPerOrder + Small.mode] = mode;
     this.slotById.set(orderId, slot);
-    const key = userId * 2 + mode;
+    const key = accountKey(userId, mode);
     let own = this.own.get(key);
     if (own === undefined) {
       own = { ids: [], ended: 0 };
@@ -247,7 +253,7 @@ export class OpenOrders {
     this.clientOrderIds[slot] = '';
     this.simTxHashes[slot] = '';
     this.freeSlots.push(slot);
-    const key = userId * 2 + mode;
+    const key = accountKey(userId, mode);
     const own = this.own.get(key)!;
     own.ended++;
     if (own.ended === own.ids.length) this.own.delete(key);

@@ -127,7 +127,7 @@ export class PrivateStream {
   private readonly dirty = new Map<string, Set<number>>();
   /** Connections waiting for a clean point to get their snapshot. */
   private readonly waiting: Array<{ ws: WebSocket<Session>; mode: Mode }> = [];
-  /** When a clean point was last asked for balance updates (runtime clock, ms). */
+  /** When a clean point was last asked (runtime clock, ms): balance updates ask at most every `cleanPointIntervalMs`. */
   private cleanPointAskedMs = -Infinity;
   private app: TemplatedApp | null = null;
 
