@@ -248,12 +248,14 @@ export const streamCatalogue: Readonly<Record<string, StreamSpec>> = {
     echoFields: { mode: oneOf(['live', 'paper']), cancel_on_disconnect: { type: 'boolean' } },
     messages: {
       account_snapshot: {
-        summary: 'at subscription: every open order (the newest 10 000 when there are more) and every balance of the mode, seq = the topic\'s current',
+        summary: 'at subscription: every open order and every balance of the mode, in parts of at most 1 000 orders (newest first), each part with seq = the topic\'s current; the topic\'s later messages follow the last part',
         payload: object({
           type: constant('account_snapshot'),
           channel: constant('account'),
           mode: oneOf(['live', 'paper']),
           user_id: integer('the authenticated user'),
+          part: integer('this part\'s number, 1 to parts'),
+          parts: integer('how many parts the snapshot has (1 unless the account has more than 1 000 open orders)'),
           orders: array(
             object({
               order_id: string(),
@@ -272,9 +274,8 @@ export const streamCatalogue: Readonly<Record<string, StreamSpec>> = {
               status: oneOf(['pending', 'open', 'partially_filled']),
             }),
           ),
-          open_orders_total: integer('the account\'s open orders; more than orders lists when orders_truncated'),
-          orders_truncated: { type: 'boolean', description: 'true when the account has more than 10 000 open orders: orders lists the newest 10 000 by order id, page the rest from GET /api/v1/exchange/orders/open' },
-          balances: array(object({ asset: string(), available: string(), held: string(), total: string() })),
+          open_orders_total: integer('the account\'s open orders, over all parts'),
+          balances: { ...array(object({ asset: string(), available: string(), held: string(), total: string() })), description: 'every asset in part 1; empty in later parts' },
           seq,
         }),
       },

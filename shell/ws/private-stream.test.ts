@@ -2,8 +2,9 @@
  * The private user stream against the real server with `ws` clients: the snapshot, then order updates
  * (accepted, partially filled, filled, cancelled) with client order ids and remaining quantities, fills with
  * fee and liquidity, and balance updates, in one gapless seq; recovery after a reconnect; credential
- * refusals; signed keys' subscribe frames (good, stale, replayed, wrong, missing); and cancel on
- * disconnect, journaled (the orders stay gone after a restart).
+ * refusals; signed keys' subscribe frames (good, stale, replayed, wrong, missing); cancel on disconnect,
+ * journaled (the orders stay gone after a restart); and large accounts' snapshots in parts, with the
+ * messages published while a slow reader is sent them held until after the last part, within a bound.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +16,7 @@ import { decode, encode } from '@msgpack/msgpack';
 import { loadConfig } from '../config.ts';
 import { silentLog } from '../log.ts';
 import { startServer, type RunningServer } from '../server.ts';
-import { snapshotOrdersMax } from './private-stream.ts';
+import { snapshotPartOrders, snapshotQueueBackpressures } from './private-stream.ts';
 import { call, schemaFormats } from '../http/test-client.ts';
 import { CommandKind, type Command } from '../../engine/core/commands.ts';
 import AjvModule from 'ajv';
@@ -125,12 +126,49 @@ function checkDeclared(messages: readonly Message[]): void {
   }
 }
 
-/** The private messages after the snapshot, checked to run seq + 1, seq + 2, ... from it. */
+/**
+ * The private messages after the snapshot, checked: the snapshot's parts come first, numbered 1..parts,
+ * each with the snapshot's seq, and the messages after them run seq + 1, seq + 2, ...
+ */
 function deltas(client: StreamClient, mode = 'live'): Message[] {
   const own = client.messages.filter((message) => message['seq'] !== undefined && message['mode'] === mode);
   assert.equal(own[0]?.['type'], 'account_snapshot', 'the snapshot comes first');
-  own.forEach((message, index) => assert.equal(message['seq'], own[0]!['seq'] + index, `no gap at ${JSON.stringify(message)}`));
-  return own.slice(1);
+  const parts = own[0]!['parts'] as number;
+  const seq = own[0]!['seq'] as number;
+  own.slice(0, parts).forEach((message, index) => {
+    assert.deepEqual([message['type'], message['part'], message['seq']], ['account_snapshot', index + 1, seq], 'the parts in order, before any message after them');
+  });
+  const after = own.slice(parts);
+  after.forEach((message, index) => assert.equal(message['seq'], seq + 1 + index, `no gap at ${JSON.stringify(message)}`));
+  return after;
+}
+
+/** The snapshot's orders, every part's in order. */
+function snapshotOrders(client: StreamClient, mode = 'live'): Message[] {
+  return client.of('account_snapshot').filter((message) => message['mode'] === mode).flatMap((part) => part['orders'] as Message[]);
+}
+
+/** Credits and rests `count` post-only sells of 0.005 ETH for `who` through the sequencer, at once, at 4000.00-4000.99. */
+async function restMany(server: RunningServer, who: Trader, count: number): Promise<void> {
+  const credit = await call(server, 'POST', '/admin/v1/credit', { user_id: who.userId, asset: 'ETH', amount: String(count * 0.005) }, { 'x-api-key': 'admin' });
+  assert.equal(credit.status, 200, JSON.stringify(credit.json));
+  const engine = server.context.durable.engine;
+  const pair = server.context.markets.pairs.find((candidate) => candidate.base.symbol === 'ETH')!;
+  const results: number[] = [];
+  // In rounds of 2 000, within what the sequencer queues at once.
+  for (let first = 0; first < count; first += 2000) {
+    const placed: Array<Promise<number>> = [];
+    for (let index = first; index < Math.min(count, first + 2000); index++) {
+      const command: Command = {
+        kind: CommandKind.placeOrder, seq: 0, ts: 0, orderId: engine.lastOrderId + 1, userId: who.userId, mode: 0, pairId: pair.id,
+        side: 1, orderType: 0, timeInForce: 0, priceTicks: 400_000 + (index % 100), stopPriceTicks: 0, quantityLots: 50, postOnly: true,
+        selfTradePrevention: 0, clientOrderId: '',
+      };
+      placed.push(new Promise((resolve) => server.context.durable.enqueue(command, (outcome) => resolve(outcome.result))));
+    }
+    results.push(...(await Promise.all(placed)));
+  }
+  assert.deepEqual(results.filter((result) => result !== 0), [], 'every order rests');
 }
 
 function config(dataDir: string) {
@@ -493,38 +531,102 @@ test('under load that never lets the journal go idle, a snapshot and balance upd
   }
 });
 
-test('an account with more open orders than a snapshot lists gets the newest ones and is told so', async () => {
+test('an account with more open orders than one part holds gets its snapshot in parts, every order once, newest first', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'private-stream-'));
   const server = await startServer(config(dataDir), silentLog);
   const client = new StreamClient(server);
   try {
     const alice = await trader(server, 'alice');
-    const engine = server.context.durable.engine;
-    const pair = server.context.markets.pairs.find((candidate) => candidate.base.symbol === 'ETH')!;
-    const count = snapshotOrdersMax + 5;
-    const placed: Array<Promise<number>> = [];
-    for (let index = 0; index < count; index++) {
-      const command: Command = {
-        kind: CommandKind.placeOrder, seq: 0, ts: 0, orderId: engine.lastOrderId + 1, userId: alice.userId, mode: 0, pairId: pair.id,
-        side: 1, orderType: 0, timeInForce: 0, priceTicks: 400_000 + (index % 100), stopPriceTicks: 0, quantityLots: 50, postOnly: true,
-        selfTradePrevention: 0, clientOrderId: '',
-      };
-      placed.push(new Promise((resolve) => server.context.durable.enqueue(command, (outcome) => resolve(outcome.result))));
-    }
-    assert.ok((await Promise.all(placed)).every((result) => result === 0), 'every order rests');
+    const count = 2 * snapshotPartOrders + 5;
+    await restMany(server, alice, count);
     await client.open();
     client.send({ action: 'subscribe', channel: 'account', api_key: alice.key });
-    await until('the snapshot', () => client.of('account_snapshot').length === 1, 10_000);
-    const snapshot = client.of('account_snapshot')[0]!;
-    const listed = (snapshot['orders'] as Message[]).map((order) => Number(order['order_id']));
-    assert.deepEqual([listed.length, snapshot['open_orders_total'], snapshot['orders_truncated']], [snapshotOrdersMax, count, true]);
-    // The newest ones: the five left out are the five oldest, which the route's last page holds.
-    const newestFirst = [...listed].sort((a, b) => b - a);
-    assert.deepEqual(listed, newestFirst);
-    const oldest = Math.min(...listed);
-    const rest = await call(server, 'GET', `/api/v1/exchange/orders/open?limit=1000&before=${oldest}`, undefined, alice.headers);
-    assert.equal((rest.json['orders'] as Message[]).length, 5);
-    checkDeclared([snapshot]);
+    await until('the snapshot', () => client.of('account_snapshot').length === 3, 10_000);
+    const parts = client.of('account_snapshot');
+    assert.deepEqual(parts.map((part) => [part['part'], part['parts'], part['open_orders_total'], (part['orders'] as Message[]).length]), [
+      [1, 3, count, snapshotPartOrders],
+      [2, 3, count, snapshotPartOrders],
+      [3, 3, count, 5],
+    ]);
+    assert.ok((parts[0]!['balances'] as Message[]).length > 0 && parts.slice(1).every((part) => (part['balances'] as Message[]).length === 0), 'balances in the first part only');
+    const listed = snapshotOrders(client).map((order) => Number(order['order_id']));
+    assert.deepEqual(listed, [...listed].sort((a, b) => b - a), 'newest first across the parts');
+    const engine = server.context.durable.engine;
+    const open = engine.openOrderSlots(alice.userId, 0).map((slot) => engine.orders.orderId(slot)).sort((a, b) => b - a);
+    assert.deepEqual(listed, open, 'every open order once');
+    assert.equal(deltas(client).length, 0);
+    checkDeclared(parts);
+  } finally {
+    client.socket.close();
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a slow reader of a large snapshot gets the messages published meanwhile after its last part, and fills of its oldest orders', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'private-stream-'));
+  const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin', WS_BACKPRESSURE_BYTES: String(16 * 1024) }), silentLog);
+  const client = new StreamClient(server);
+  try {
+    const alice = await trader(server, 'alice');
+    const bob = await trader(server, 'bob');
+    // About 6 MB of snapshot: more than the loopback socket's buffers hold while the reader is paused.
+    const count = 20 * snapshotPartOrders;
+    await restMany(server, alice, count);
+    await client.open();
+    client.socket.pause();
+    client.send({ action: 'subscribe', channel: 'account', api_key: alice.key });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Published while the parts are still being sent: an order accepted, and a fill of alice's oldest order
+    // (the first at the best price; the last part lists it).
+    const fresh = await place(server, alice, { side: 'buy', price: '2000.00', quantity: '0.01' });
+    const taken = await call(server, 'POST', '/api/v1/exchange/eth/orders', { order_type: 'limit', side: 'buy', price: '4000.00', quantity: '0.005' }, bob.headers);
+    assert.equal(taken.status, 201, JSON.stringify(taken.json));
+    const before = client.messages.length;
+    client.socket.resume();
+    await until('every part and the messages after them', () => client.of('account_snapshot').length === 20 && client.of('fill').length === 1, 20_000);
+    assert.ok(before < 20, `the reader was behind when the messages were published (${before} frames read)`);
+    const after = deltas(client);
+    const oldest = snapshotOrders(client).at(-1)!['order_id'];
+    assert.deepEqual(after.map((message) => [message['type'], message['event'] ?? null, message['order_id']]).filter(([type]) => type !== 'balance_update'), [
+      ['order_update', 'accepted', fresh],
+      ['fill', null, oldest],
+      ['order_update', 'filled', oldest],
+    ]);
+    checkDeclared(after);
+  } finally {
+    client.socket.close();
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a reader that falls too far behind while its snapshot is sent is closed', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'private-stream-'));
+  const backpressureBytes = 16 * 1024;
+  const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin', WS_BACKPRESSURE_BYTES: String(backpressureBytes) }), silentLog);
+  const client = new StreamClient(server);
+  try {
+    const alice = await trader(server, 'alice');
+    await restMany(server, alice, 20 * snapshotPartOrders);
+    await client.open();
+    const closed = new Promise<number>((resolve) => client.socket.once('close', (code: number) => resolve(code)));
+    client.socket.pause();
+    client.send({ action: 'subscribe', channel: 'account', api_key: alice.key });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Each accepted order queues an order_update of about 400 bytes, and its balance update at a clean point.
+    await restMany(server, alice, Math.ceil((backpressureBytes * snapshotQueueBackpressures) / 300));
+    client.socket.resume();
+    // 1013 when the close frame fits behind the unsent bytes; behind a full backlog uWS drops it and cuts the
+    // connection, which the client sees as 1006.
+    assert.ok([1006, 1013].includes(await closed));
+    assert.ok(client.of('account_snapshot').length < 20, 'closed before its snapshot was complete');
+    // The server goes on: a new connection gets the whole snapshot.
+    const again = new StreamClient(server);
+    await again.open();
+    again.send({ action: 'subscribe', channel: 'account', api_key: alice.key });
+    await until('the whole snapshot again', () => again.of('account_snapshot').length === again.of('account_snapshot')[0]?.['parts'], 20_000);
+    again.socket.close();
   } finally {
     client.socket.close();
     await server.close();

@@ -9,24 +9,25 @@
  * "Signed requests") adds `"timestamp"` (Unix ms) and `"signature"`, the HMAC of
  * `timestamp\nSUBSCRIBE\n/ws/exchange/private\n\n` under its secret, under the same receive window and
  * replay guard as HTTP requests: each subscribe frame is signed anew. The server answers
- * `subscribed`, then an `account_snapshot` (every open order and every balance of the mode) stamped with the
- * topic's current seq; every later message of the (user, mode) topic carries seq + 1, seq + 2, ... A gap
- * means a lost message: resubscribe for a fresh snapshot. A connection belongs to the first user it
- * authenticates; it may subscribe to both modes of that user. `unsubscribe` (channel account, with
- * `mode`) stops a mode; `ping` is answered `pong`; a bad frame or a refused credential is answered with an
- * error frame and the connection stays open.
+ * `subscribed`, then an `account_snapshot` (every open order and every balance of the mode, in parts of
+ * at most `snapshotPartOrders` orders) stamped with the topic's current seq; every later message of the
+ * (user, mode) topic carries seq + 1, seq + 2, ... A gap means a lost message: resubscribe for a fresh
+ * snapshot. A connection belongs to the first user it authenticates; it may subscribe to both modes of
+ * that user. `unsubscribe` (channel account, with `mode`) stops a mode; `ping` is answered `pong`; a bad
+ * frame or a refused credential is answered with an error frame and the connection stays open.
  *
  * Durability. Messages come only from durable batches (onDurable). Order and fill messages come from the
  * batch's events. Balances are read from the ledger, which holds what the engine applied, durable or not;
  * so they are read only at a clean point, a durable batch after which the engine applied nothing more
  * (the sequencer's last seq is the batch's). A snapshot asked for while undurable commands are in flight
- * waits for the next clean point (the connection is subscribed then, in the same turn of the loop, so no
- * delta falls between); balance updates of accounts a batch touched wait likewise. Under steady load the
- * engine may never stop at a durable batch on its own (one batch is applied while the previous one syncs),
- * so while a snapshot waits the stream asks the sequencer for a clean point (`requestCleanPoint`: new
- * commands wait unapplied until what was applied is durable), at once for a snapshot and at most every
- * `cleanPointIntervalMs` for balance updates: a snapshot comes within about two batch syncs, a balance
- * update within that interval and two syncs. Balances lag; they are never ahead of the journal.
+ * waits for the next clean point (its copy is taken then, and the topic's later messages are held for the
+ * connection until its last part is sent, so no delta falls between); balance updates of accounts a batch
+ * touched wait likewise. Under steady load the engine may never stop at a durable batch on its own (one
+ * batch is applied while the previous one syncs), so while a snapshot waits the stream asks the sequencer
+ * for a clean point (`requestCleanPoint`: new commands wait unapplied until what was applied is durable),
+ * at once for a snapshot and at most every `cleanPointIntervalMs` for balance updates: a snapshot comes
+ * within about two batch syncs, a balance update within that interval and two syncs. Balances lag; they
+ * are never ahead of the journal.
  *
  * Cancel on disconnect: when a connection whose subscribe asked for it closes (the client went away, the
  * server shut down, or uWS dropped a reader too far behind), one CancelAll of the mode's every pair is
@@ -38,7 +39,7 @@ import { encode } from '@msgpack/msgpack';
 import { backlogBytes, readClientFrame, refuseFrame, sendFrame, streamSocketOptions } from './frames.ts';
 import { CommandKind, Mode, modeNames, orderTypeNames, OrderType, sideNames, Side, timeInForceNames, type Command } from '../../engine/core/commands.ts';
 import { cancelReasonNames, EventKind, expireReasonNames, liquidityNames, orderStatusNames, type EngineEvent } from '../../engine/core/events.ts';
-import { formatAtoms, formatPrice, formatQuantity, type Pair } from '../../engine/core/units.ts';
+import { formatAtoms, formatPrice, formatQuantity } from '../../engine/core/units.ts';
 import { Result } from '../../engine/core/results.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
 import type { Authenticator, Credentials } from '../auth/authenticator.ts';
@@ -49,6 +50,8 @@ import { ApiError, errorBody } from '../http/errors.ts';
 import { averagePrice } from '../http/order-json.ts';
 import { balanceRow } from '../http/account.ts';
 import type { ShellContext } from '../context.ts';
+import { CapturedOrders } from './account-snapshot.ts';
+import { TrackedOrders, untracked } from './tracked-orders.ts';
 import type { Encoding, StreamMessage } from './topic-stream.ts';
 
 /** The uWS pattern of the stream (the AsyncAPI document describes it). */
@@ -61,12 +64,19 @@ export const privateChannel = 'account';
  */
 export const cleanPointIntervalMs = 100;
 /**
- * Open orders an account_snapshot lists at most: the newest ones, by order id. An account may hold more
- * (the engine's cap is 200 000); its snapshot then says so (`orders_truncated`, `open_orders_total`) and
- * the client pages the rest from GET /api/v1/exchange/orders/open. It bounds the snapshot's frame (about
- * 3 MB) and the time building it takes from the engine's thread.
+ * Open orders one `account_snapshot` part lists at most (a frame of about 300 KB). An account may hold up
+ * to the engine's cap of 200 000; its snapshot is then sent in parts, each when the connection's unsent
+ * bytes are at most half of `WS_BACKPRESSURE_BYTES`, and the topic's messages published meanwhile are
+ * queued for the connection and sent after the last part, before it joins the topic.
  */
-export const snapshotOrdersMax = 10_000;
+export const snapshotPartOrders = 1000;
+/**
+ * The topic's messages a connection may have queued while its snapshot's parts are sent, in bytes, as a
+ * multiple of `WS_BACKPRESSURE_BYTES` (16 MiB by default); a connection that falls further behind is
+ * closed (1013; behind a full backlog uWS drops the close frame and cuts the connection), as uWS closes a
+ * subscriber past its backpressure limit.
+ */
+export const snapshotQueueBackpressures = 16;
 /** Longest credential a subscribe frame may carry (the frame itself is at most 4 KiB). */
 const credentialCharsMax = 2048;
 /** Longest timestamp or signature text a subscribe frame may carry (a signature is 64 hex digits). */
@@ -81,21 +91,26 @@ interface Session {
   /** Modes subscribed, and those whose orders are cancelled when the connection closes. */
   readonly modes: Set<Mode>;
   readonly cancelOnDisconnect: Set<Mode>;
+  /** Snapshots being sent in parts, one mode after the other: the first is being sent. */
+  readonly sending: SnapshotSend[];
   closed: boolean;
 }
 
-/** What the stream remembers of a watched order: the fields its later events do not carry. */
-interface OrderInfo {
-  readonly userId: number;
+/** A snapshot being sent in parts, and the topic's messages published since its copy, for one connection. */
+interface SnapshotSend {
   readonly mode: Mode;
-  readonly pair: Pair;
-  readonly side: Side;
-  readonly orderType: OrderType;
-  readonly clientOrderId: string;
-  quantityLots: number;
-  priceTicks: number;
-  filledLots: number;
-  filledNotionalAtoms: number;
+  readonly key: string;
+  readonly orders: CapturedOrders;
+  /** Every balance of (user, mode) at the copy: the first part carries them. */
+  readonly balances: StreamMessage[];
+  readonly parts: number;
+  /** The topic's seq at the copy: every part carries it. */
+  readonly seq: number;
+  /** Index of the next part to send (0 is the first). */
+  nextPart: number;
+  /** Frames of the topic's messages after `seq`, in the connection's encoding. */
+  readonly queue: Array<string | Uint8Array>;
+  queuedBytes: number;
 }
 
 export interface PrivateStreamOptions {
@@ -121,12 +136,14 @@ export class PrivateStream {
   private readonly seqs = new Map<string, number>();
   /** Subscribers per topic key: only watched accounts have their events turned into messages. */
   private readonly watchers = new Map<string, number>();
-  /** Orders of watched accounts, by order id. */
-  private readonly orders = new Map<number, OrderInfo>();
+  /** Live orders of watched accounts. */
+  private readonly orders = new TrackedOrders();
   /** Balances of watched accounts that a durable batch touched, reported at the next clean point: key → asset ids (not indexes). */
   private readonly dirty = new Map<string, Set<number>>();
   /** Connections waiting for a clean point to get their snapshot. */
   private readonly waiting: Array<{ ws: WebSocket<Session>; mode: Mode }> = [];
+  /** Connections being sent a topic's snapshot in parts, by topic key: the topic's messages are queued for them. */
+  private readonly senders = new Map<string, Set<WebSocket<Session>>>();
   /** When a clean point was last asked (runtime clock, ms): balance updates ask at most every `cleanPointIntervalMs`. */
   private cleanPointAskedMs = -Infinity;
   private app: TemplatedApp | null = null;
@@ -146,7 +163,7 @@ export class PrivateStream {
         if (encoding !== 'json' && encoding !== 'msgpack') return reject('422 Unprocessable Entity', 'VALIDATION_FAILED', 'query.encoding: must be json or msgpack');
         if (this.sockets.size >= this.options.connectionsMax) return reject('503 Service Unavailable', 'UNAVAILABLE', 'too many stream connections');
         res.upgrade<Session>(
-          { encoding, userId: 0, modes: new Set(), cancelOnDisconnect: new Set(), closed: false },
+          { encoding, userId: 0, modes: new Set(), cancelOnDisconnect: new Set(), sending: [], closed: false },
           req.getHeader('sec-websocket-key'),
           req.getHeader('sec-websocket-protocol'),
           req.getHeader('sec-websocket-extensions'),
@@ -157,6 +174,7 @@ export class PrivateStream {
         this.sockets.add(ws);
       },
       message: (ws, message, isBinary) => this.onMessage(ws, message, isBinary),
+      drain: (ws) => this.pump(ws),
       close: (ws) => this.onClose(ws),
     });
   }
@@ -208,6 +226,7 @@ export class PrivateStream {
     const app = this.app;
     if (app === null) return;
     const stamped = { ...message, seq };
+    this.queueForSenders(key, stamped);
     const jsonTopic = uwsTopic(key, 'json');
     const msgpackTopic = uwsTopic(key, 'msgpack');
     if (app.numSubscribers(jsonTopic) > 0) app.publish(jsonTopic, JSON.stringify(stamped), false);
@@ -226,14 +245,15 @@ export class PrivateStream {
   }
 
   private onEvent(event: EngineEvent, ts: number): void {
-    const markets = this.options.context.markets;
+    const orders = this.orders;
     const timestamp = new Date(ts).toISOString();
     switch (event.kind) {
       case EventKind.orderAccepted: {
         if (!this.watched(event.userId, event.mode)) return;
-        const pair = markets.pairById(event.pairId);
+        const pair = this.options.context.markets.pairById(event.pairId);
         if (pair === undefined) return;
-        const info: OrderInfo = {
+        const slot = orders.track({
+          orderId: event.orderId,
           userId: event.userId,
           mode: event.mode,
           pair,
@@ -244,10 +264,9 @@ export class PrivateStream {
           priceTicks: event.priceTicks,
           filledLots: 0,
           filledNotionalAtoms: 0,
-        };
-        this.orders.set(event.orderId, info);
+        });
         this.markDirty(event.userId, event.mode, event.side === Side.buy ? pair.quote.id : pair.base.id);
-        this.orderUpdate(event.orderId, info, 'accepted', orderStatusNames[event.status], info.quantityLots, timestamp, {
+        this.orderUpdate(slot, 'accepted', orderStatusNames[event.status], event.quantityLots, timestamp, {
           time_in_force: timeInForceNames[event.timeInForce],
           stop_price: event.stopPriceTicks === 0 ? null : formatPrice(event.stopPriceTicks, pair),
         });
@@ -255,48 +274,47 @@ export class PrivateStream {
       }
       case EventKind.tradeExecuted: {
         // Either side may be a watched order (both, in a self-trade): each gets its own fill.
-        const taker = this.orders.get(event.takerOrderId);
-        if (taker !== undefined) {
-          this.fill(event.takerOrderId, taker, event.tradeId, event.priceTicks, event.quantityLots, event.notionalAtoms, event.takerFeeAtoms, event.takerRemainingLots, 'taker', timestamp);
+        const taker = orders.slotOf(event.takerOrderId);
+        if (taker !== untracked) {
+          this.fill(taker, event.tradeId, event.priceTicks, event.quantityLots, event.notionalAtoms, event.takerFeeAtoms, event.takerRemainingLots, 'taker', timestamp);
         }
-        const maker = this.orders.get(event.makerOrderId);
-        if (maker !== undefined) {
-          this.fill(event.makerOrderId, maker, event.tradeId, event.priceTicks, event.quantityLots, event.notionalAtoms, event.makerFeeAtoms, event.makerRemainingLots, 'maker', timestamp);
+        const maker = orders.slotOf(event.makerOrderId);
+        if (maker !== untracked) {
+          this.fill(maker, event.tradeId, event.priceTicks, event.quantityLots, event.notionalAtoms, event.makerFeeAtoms, event.makerRemainingLots, 'maker', timestamp);
         }
         return;
       }
       case EventKind.ammFill: {
-        const info = this.orders.get(event.orderId);
-        if (info !== undefined) {
-          this.fill(event.orderId, info, event.tradeId, event.priceTicks, event.quantityLots, event.notionalAtoms, event.feeAtoms, event.remainingLots, liquidityNames[event.liquidity], timestamp);
+        const slot = orders.slotOf(event.orderId);
+        if (slot !== untracked) {
+          this.fill(slot, event.tradeId, event.priceTicks, event.quantityLots, event.notionalAtoms, event.feeAtoms, event.remainingLots, liquidityNames[event.liquidity], timestamp);
         }
         return;
       }
       case EventKind.orderCancelled:
       case EventKind.orderExpired: {
-        const info = this.orders.get(event.orderId);
-        if (info === undefined) return;
-        this.orders.delete(event.orderId);
-        this.markDirty(info.userId, info.mode, info.side === Side.buy ? info.pair.quote.id : info.pair.base.id);
+        const slot = orders.slotOf(event.orderId);
+        if (slot === untracked) return;
+        this.markDirtyHeld(slot);
         const cancelled = event.kind === EventKind.orderCancelled;
         const reason = cancelled ? cancelReasonNames[event.reason] : expireReasonNames[event.reason];
-        this.orderUpdate(event.orderId, info, cancelled ? 'cancelled' : 'expired', cancelled ? 'cancelled' : 'expired', event.remainingLots, timestamp, { reason });
+        this.orderUpdate(slot, cancelled ? 'cancelled' : 'expired', cancelled ? 'cancelled' : 'expired', event.remainingLots, timestamp, { reason });
+        orders.untrack(slot);
         return;
       }
       case EventKind.orderAmended: {
-        const info = this.orders.get(event.orderId);
-        if (info === undefined) return;
-        info.priceTicks = event.priceTicks;
-        info.quantityLots = event.quantityLots;
-        this.markDirty(info.userId, info.mode, info.side === Side.buy ? info.pair.quote.id : info.pair.base.id);
-        const status = info.filledLots > 0 ? 'partially_filled' : 'open';
-        this.orderUpdate(event.orderId, info, 'amended', status, event.remainingLots, timestamp, { priority_kept: event.priorityKept });
+        const slot = orders.slotOf(event.orderId);
+        if (slot === untracked) return;
+        orders.amended(slot, event.priceTicks, event.quantityLots);
+        this.markDirtyHeld(slot);
+        const status = orders.filledLots(slot) > 0 ? 'partially_filled' : 'open';
+        this.orderUpdate(slot, 'amended', status, event.remainingLots, timestamp, { priority_kept: event.priorityKept });
         return;
       }
       case EventKind.stopTriggered: {
-        const info = this.orders.get(event.orderId);
-        if (info === undefined) return;
-        this.orderUpdate(event.orderId, info, 'triggered', 'open', info.quantityLots - info.filledLots, timestamp, {});
+        const slot = orders.slotOf(event.orderId);
+        if (slot === untracked) return;
+        this.orderUpdate(slot, 'triggered', 'open', orders.quantityLots(slot) - orders.filledLots(slot), timestamp, {});
         return;
       }
       case EventKind.balanceChanged:
@@ -307,9 +325,14 @@ export class PrivateStream {
     }
   }
 
+  /** Marks dirty the asset the order in `slot` holds (quote for a buy, base for a sell). */
+  private markDirtyHeld(slot: number): void {
+    const pair = this.orders.pair(slot);
+    this.markDirty(this.orders.userId(slot), this.orders.mode(slot), this.orders.side(slot) === Side.buy ? pair.quote.id : pair.base.id);
+  }
+
   private fill(
-    orderId: number,
-    info: OrderInfo,
+    slot: number,
     tradeId: number,
     priceTicks: number,
     lots: number,
@@ -319,21 +342,24 @@ export class PrivateStream {
     liquidity: 'taker' | 'maker',
     timestamp: string,
   ): void {
-    const pair = info.pair;
-    info.filledLots += lots;
-    info.filledNotionalAtoms += notionalAtoms;
-    this.markDirty(info.userId, info.mode, pair.base.id);
-    this.markDirty(info.userId, info.mode, pair.quote.id);
-    this.publish(info.userId, info.mode, {
+    const orders = this.orders;
+    const pair = orders.pair(slot);
+    const userId = orders.userId(slot);
+    const mode = orders.mode(slot);
+    const clientOrderId = orders.clientOrderId(slot);
+    orders.filled(slot, lots, notionalAtoms);
+    this.markDirty(userId, mode, pair.base.id);
+    this.markDirty(userId, mode, pair.quote.id);
+    this.publish(userId, mode, {
       type: 'fill',
       channel: privateChannel,
-      mode: modeNames[info.mode],
+      mode: modeNames[mode],
       trade_id: String(tradeId),
-      order_id: String(orderId),
-      client_order_id: info.clientOrderId === '' ? null : info.clientOrderId,
+      order_id: String(orders.orderId(slot)),
+      client_order_id: clientOrderId === '' ? null : clientOrderId,
       symbol: pair.base.symbol,
       pair: pair.name,
-      side: sideNames[info.side],
+      side: sideNames[orders.side(slot)],
       price: formatPrice(priceTicks, pair),
       quantity: formatQuantity(lots, pair),
       fee: formatAtoms(feeAtoms, pair.quote),
@@ -342,29 +368,33 @@ export class PrivateStream {
       timestamp,
     });
     const filled = remainingLots === 0;
-    if (filled) this.orders.delete(orderId);
-    this.orderUpdate(orderId, info, filled ? 'filled' : 'partially_filled', filled ? 'filled' : 'partially_filled', remainingLots, timestamp, {});
+    this.orderUpdate(slot, filled ? 'filled' : 'partially_filled', filled ? 'filled' : 'partially_filled', remainingLots, timestamp, {});
+    if (filled) orders.untrack(slot);
   }
 
-  private orderUpdate(orderId: number, info: OrderInfo, event: string, status: string, remainingLots: number, timestamp: string, extra: StreamMessage): void {
-    const pair = info.pair;
-    const isMarket = info.orderType === OrderType.market || info.orderType === OrderType.stopMarket;
-    this.publish(info.userId, info.mode, {
+  private orderUpdate(slot: number, event: string, status: string, remainingLots: number, timestamp: string, extra: StreamMessage): void {
+    const orders = this.orders;
+    const pair = orders.pair(slot);
+    const orderType = orders.orderType(slot);
+    const clientOrderId = orders.clientOrderId(slot);
+    const mode = orders.mode(slot);
+    const isMarket = orderType === OrderType.market || orderType === OrderType.stopMarket;
+    this.publish(orders.userId(slot), mode, {
       type: 'order_update',
       channel: privateChannel,
-      mode: modeNames[info.mode],
+      mode: modeNames[mode],
       event,
-      order_id: String(orderId),
-      client_order_id: info.clientOrderId === '' ? null : info.clientOrderId,
+      order_id: String(orders.orderId(slot)),
+      client_order_id: clientOrderId === '' ? null : clientOrderId,
       symbol: pair.base.symbol,
       pair: pair.name,
-      side: sideNames[info.side],
-      order_type: orderTypeNames[info.orderType],
-      price: isMarket ? null : formatPrice(info.priceTicks, pair),
-      quantity: formatQuantity(info.quantityLots, pair),
-      filled_quantity: formatQuantity(info.filledLots, pair),
+      side: sideNames[orders.side(slot)],
+      order_type: orderTypeNames[orderType],
+      price: isMarket ? null : formatPrice(orders.priceTicks(slot), pair),
+      quantity: formatQuantity(orders.quantityLots(slot), pair),
+      filled_quantity: formatQuantity(orders.filledLots(slot), pair),
       remaining_quantity: formatQuantity(remainingLots, pair),
-      average_price: averagePrice(pair, info.filledLots, info.filledNotionalAtoms),
+      average_price: averagePrice(pair, orders.filledLots(slot), orders.filledNotionalAtoms(slot)),
       status,
       timestamp,
       ...extra,
@@ -390,68 +420,22 @@ export class PrivateStream {
     this.dirty.clear();
   }
 
-  /**
-   * The open orders (every one, or the newest `snapshotOrdersMax`) and every balance of (user, mode) as
-   * the engine holds them: called only at a clean point.
-   */
-  private snapshot(userId: number, mode: Mode): StreamMessage {
-    const { context } = this.options;
-    const engine = context.durable.engine;
-    const store = engine.orders;
-    const orders: StreamMessage[] = [];
-    let slots = engine.openOrderSlots(userId, mode);
-    const total = slots.length;
-    if (total > snapshotOrdersMax) slots = slots.sort((a, b) => store.orderId(b) - store.orderId(a)).slice(0, snapshotOrdersMax);
-    for (const slot of slots) {
-      const pair = engine.contexts[store.context(slot)]!.pair;
-      const orderId = store.orderId(slot);
-      const orderType = store.orderType(slot) as OrderType;
-      const info: OrderInfo = {
-        userId,
-        mode,
-        pair,
-        side: store.side(slot) as Side,
-        orderType,
-        clientOrderId: store.clientOrderId[slot] ?? '',
-        quantityLots: store.quantityLots(slot),
-        priceTicks: store.priceTicks(slot),
-        filledLots: store.filledLots(slot),
-        filledNotionalAtoms: store.filledNotionalAtoms(slot),
-      };
-      this.orders.set(orderId, info);
-      const isMarket = orderType === OrderType.market || orderType === OrderType.stopMarket;
-      orders.push({
-        order_id: String(orderId),
-        client_order_id: info.clientOrderId === '' ? null : info.clientOrderId,
-        symbol: pair.base.symbol,
-        pair: pair.name,
-        side: sideNames[info.side],
-        order_type: orderTypeNames[orderType],
-        time_in_force: timeInForceNames[store.timeInForce(slot)],
-        price: isMarket ? null : formatPrice(info.priceTicks, pair),
-        stop_price: store.stopPriceTicks(slot) === 0 ? null : formatPrice(store.stopPriceTicks(slot), pair),
-        quantity: formatQuantity(info.quantityLots, pair),
-        filled_quantity: formatQuantity(info.filledLots, pair),
-        remaining_quantity: formatQuantity(info.quantityLots - info.filledLots, pair),
-        average_price: averagePrice(pair, info.filledLots, info.filledNotionalAtoms),
-        status: orderStatusNames[store.status(slot)],
-      });
-    }
-    const account = engine.ledger.find(userId, mode);
-    const balances = context.markets.assets.map((asset) => balanceRow(context, engine.ledger, account, mode, asset));
+  /** Part `index` of the snapshot `send`: its share of the copied open orders (newest first), and on the first part the balances. */
+  private snapshotPart(userId: number, send: SnapshotSend, index: number): StreamMessage {
+    const from = index * snapshotPartOrders;
     return {
       type: 'account_snapshot',
       channel: privateChannel,
-      mode: modeNames[mode],
+      mode: modeNames[send.mode],
       user_id: userId,
-      orders,
-      open_orders_total: total,
-      orders_truncated: total > orders.length,
-      balances,
+      part: index + 1,
+      parts: send.parts,
+      orders: send.orders.rows(from, Math.min(from + snapshotPartOrders, send.orders.count)),
+      open_orders_total: send.orders.count,
+      balances: index === 0 ? send.balances : [],
+      seq: send.seq,
     };
   }
-
-
 
   private onMessage(ws: WebSocket<Session>, data: ArrayBuffer, isBinary: boolean): void {
     const frame = readClientFrame(data, isBinary);
@@ -467,6 +451,8 @@ export class PrivateStream {
     const session = ws.getUserData();
     if (action === 'unsubscribe') {
       if (session.modes.delete(mode)) {
+        const send = session.sending.find((candidate) => candidate.mode === mode);
+        if (send !== undefined) this.stopSending(ws, send);
         ws.unsubscribe(uwsTopic(topicKey(session.userId, mode), session.encoding));
         this.unwatch(session.userId, mode);
       }
@@ -532,13 +518,90 @@ export class PrivateStream {
     this.askCleanPoint();
   }
 
-  /** Sends the snapshot and subscribes in one turn of the loop, at a clean point: no message falls between. */
+  /**
+   * At a clean point: copies the open orders of (user, mode), tracks them, and starts sending the snapshot;
+   * from now on the topic's messages are queued for this connection until its last part is sent (`pump`).
+   */
   private startTopic(ws: WebSocket<Session>, mode: Mode): void {
     const session = ws.getUserData();
     if (!session.modes.has(mode)) return;
     const key = topicKey(session.userId, mode);
-    sendFrame(ws, { ...this.snapshot(session.userId, mode), seq: this.seqs.get(key) ?? 0 });
-    ws.subscribe(uwsTopic(key, session.encoding));
+    const orders = new CapturedOrders(this.options.context.durable.engine, session.userId, mode);
+    orders.trackAll(this.orders);
+    const { context } = this.options;
+    const ledger = context.durable.engine.ledger;
+    const account = ledger.find(session.userId, mode);
+    const send: SnapshotSend = {
+      mode,
+      key,
+      orders,
+      balances: context.markets.assets.map((asset) => balanceRow(context, ledger, account, mode, asset)),
+      parts: Math.max(1, Math.ceil(orders.count / snapshotPartOrders)),
+      seq: this.seqs.get(key) ?? 0,
+      nextPart: 0,
+      queue: [],
+      queuedBytes: 0,
+    };
+    session.sending.push(send);
+    let senders = this.senders.get(key);
+    if (senders === undefined) this.senders.set(key, (senders = new Set()));
+    senders.add(ws);
+    this.pump(ws);
+  }
+
+  /**
+   * Sends what the connection's snapshots still owe while its unsent bytes are at most half the
+   * backpressure limit: the parts, then the queued messages; when a snapshot owes nothing more, the
+   * connection joins its topic in the same turn (no message falls between or comes twice). Called again
+   * when the socket drains.
+   */
+  private pump(ws: WebSocket<Session>): void {
+    const session = ws.getUserData();
+    const roomBytes = this.options.backpressureBytes / 2;
+    while (!session.closed && session.sending.length > 0) {
+      const send = session.sending[0]!;
+      while (send.nextPart < send.parts) {
+        if (ws.getBufferedAmount() > roomBytes) return;
+        sendFrame(ws, this.snapshotPart(session.userId, send, send.nextPart++));
+      }
+      let sent = 0;
+      while (sent < send.queue.length) {
+        if (ws.getBufferedAmount() > roomBytes) break;
+        const frame = send.queue[sent++]!;
+        ws.send(frame, typeof frame !== 'string');
+        send.queuedBytes -= frame.length;
+      }
+      send.queue.splice(0, sent);
+      if (send.queue.length > 0) return;
+      this.stopSending(ws, send);
+      ws.subscribe(uwsTopic(send.key, session.encoding));
+    }
+  }
+
+  /** Forgets a snapshot being sent to `ws` (sent, unsubscribed, or the connection closed). */
+  private stopSending(ws: WebSocket<Session>, send: SnapshotSend): void {
+    const sending = ws.getUserData().sending;
+    sending.splice(sending.indexOf(send), 1);
+    const senders = this.senders.get(send.key);
+    senders?.delete(ws);
+    if (senders?.size === 0) this.senders.delete(send.key);
+  }
+
+  /** Queues a topic message for the connections still being sent the topic's snapshot. */
+  private queueForSenders(key: string, stamped: StreamMessage): void {
+    const senders = this.senders.get(key);
+    if (senders === undefined) return;
+    let json: string | undefined;
+    let packed: Uint8Array | undefined;
+    for (const ws of [...senders]) {
+      const session = ws.getUserData();
+      const send = session.sending.find((candidate) => candidate.key === key);
+      if (session.closed || send === undefined) continue;
+      const frame = session.encoding === 'json' ? (json ??= JSON.stringify(stamped)) : (packed ??= encode(stamped));
+      send.queue.push(frame);
+      send.queuedBytes += frame.length;
+      if (send.queuedBytes > this.options.backpressureBytes * snapshotQueueBackpressures) ws.end(1013, 'fell behind while its snapshot was sent');
+    }
   }
 
   private unwatch(userId: number, mode: Mode): void {
@@ -550,13 +613,14 @@ export class PrivateStream {
     }
     this.watchers.delete(key);
     this.dirty.delete(key);
-    for (const [orderId, info] of this.orders) if (info.userId === userId && info.mode === mode) this.orders.delete(orderId);
+    this.orders.untrackAccount(userId, mode);
   }
 
   private onClose(ws: WebSocket<Session>): void {
     this.sockets.delete(ws);
     const session = ws.getUserData();
     session.closed = true;
+    for (const send of [...session.sending]) this.stopSending(ws, send);
     for (const mode of session.modes) this.unwatch(session.userId, mode);
     for (const mode of session.cancelOnDisconnect) this.cancelAll(session.userId, mode);
   }
