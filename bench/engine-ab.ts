@@ -20,7 +20,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build, type Plugin } from 'esbuild';
-import { fmtInt, log, positiveInteger, root } from './lib.ts';
+import { fmtInt, log, positiveInteger, root, transparentHugePages } from './lib.ts';
 
 const { values } = parseArgs({
   options: {
@@ -113,7 +113,7 @@ const baselineBundle = join(root, 'dist', 'bench', 'engine-ab-baseline.mjs');
 await bundle(currentBundle, []);
 await bundle(baselineBundle, [engineFrom(baselineDir)]);
 log(`bench:engine:ab - ${values.mix === 'simple' ? 'simple' : 'exchange-core'} mix, ${fmtInt(commands)} commands a run, ${runs} runs a side a round, ${rounds} rounds`);
-log(`current: ${root} (${commitOf(root)}), baseline: ${baselineDir} (${commitOf(baselineDir)})`);
+log(`current: ${root} (${commitOf(root)}), baseline: ${baselineDir} (${commitOf(baselineDir)}); transparent huge pages ${transparentHugePages()}`);
 
 interface Row {
   resting: number;

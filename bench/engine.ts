@@ -26,7 +26,7 @@ import { loadMarkets } from '../engine/runtime/markets.ts';
 import { benchPairId, exchangeCoreMix, hybridMix, midTicks, quoteTickCommands, simpleMix, type PeerOps, type Scenario, type VenueQuoteLevels } from './streams.ts';
 import { clockNs, prepare, settle, timeEach, timeStream } from './timing.ts';
 import { hybridVenues, timeWorkerQuotes, type QuoteTimes } from './venues.ts';
-import { fmtInt, log, percentile } from './lib.ts';
+import { fmtInt, log, percentile, transparentHugePages } from './lib.ts';
 
 const { OrderBook, Side: PeerSide } = obPkg;
 type PeerBook = InstanceType<typeof OrderBook>;
@@ -481,7 +481,7 @@ function main(): void {
   const started = clockNs();
   const cpus = os.cpus();
   log(`bench:engine - node ${process.version}, ${os.platform()} ${os.arch()}, ${cpus[0]?.model ?? 'unknown cpu'} x${cpus.length}, nodejs-order-book ${peerVersion()}`);
-  log(`All figures are from one run on this machine (one thread; load average ${os.loadavg()[0]!.toFixed(2)} at start); expect some noise between runs.`);
+  log(`All figures are from one run on this machine (one thread; load average ${os.loadavg()[0]!.toFixed(2)} at start; transparent huge pages ${transparentHugePages()}); expect some noise between runs.`);
   log();
   const venues = hybridVenues(markets);
   log('warm-up ...');
@@ -556,6 +556,7 @@ function main(): void {
         hybrid_vs_clob: round(hybridRatio, 3),
         hybrid_amm_fills: hybrid.ammFills,
         quote_us_per_pool: round(quotes.microsecondsPerPool, 0),
+        transparent_huge_pages: transparentHugePages(),
       }),
     );
   }
