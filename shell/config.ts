@@ -32,6 +32,8 @@ export interface Config {
   readonly wsBackpressureBytes: number;
   /** Open WebSocket connections at most; further upgrades get 503. */
   readonly wsConnectionsMax: number;
+  /** Open orders a second the private stream copies for one user's large snapshots (over one part); past it they wait. */
+  readonly wsSnapshotOrdersPerS: number;
   /** A paper account's starting balances, `ASSET:amount` pairs separated by commas (checked at start). */
   readonly paperBalances: string;
   /** Chains whose AMM pools quote into the hybrid book (names from fixtures/chains.json); empty: none. */
@@ -125,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     snapshotEveryMs: integer(env, 'SNAPSHOT_EVERY_MS', 300_000, 1000, Number.MAX_SAFE_INTEGER),
     wsBackpressureBytes: integer(env, 'WS_BACKPRESSURE_BYTES', 1024 * 1024, 16 * 1024, 256 * 1024 * 1024),
     wsConnectionsMax: integer(env, 'WS_CONNECTIONS_MAX', 20_000, 1, 1_000_000),
+    wsSnapshotOrdersPerS: integer(env, 'WS_SNAPSHOT_ORDERS_PER_S', 100_000, 1000, 100_000_000),
     paperBalances: env['PAPER_BALANCES'] ?? defaultPaperBalances,
     ammChains: (env['AMM_CHAINS'] ?? 'ethereum,base,arbitrum,solana')
       .split(',')

@@ -175,7 +175,13 @@ async function startLocked(config: Config, log: Log, clock: () => number, lock: 
   const funding = { chains, addresses: new WithdrawalAddresses(db, chains, clock), depositSecret: namedSecret(db, 'deposit') };
   const context: ShellContext = { config, durable, markets, marketData, readModels, tickers, amm, timers, venues, paperFunding, streamConnections, streamFigures, clock, log, identity: { db, tokens, keys, twoFactor }, funding, ...(replication === undefined ? {} : { cluster: replication.view }), ...(edge === undefined ? {} : { cluster: edge.view }) };
   const authenticator = new Authenticator(tokens, keys, new RateLimiter(clock), config.adminApiKey, new SignatureGuard(auth.signatureWindowMs, clock));
-  privateStream = new PrivateStream({ context, authenticator, backpressureBytes: config.wsBackpressureBytes, connectionsMax: config.wsConnectionsMax });
+  privateStream = new PrivateStream({
+    context,
+    authenticator,
+    backpressureBytes: config.wsBackpressureBytes,
+    connectionsMax: config.wsConnectionsMax,
+    snapshotOrdersPerS: config.wsSnapshotOrdersPerS,
+  });
   // The private stream needs credentials: an edge serves public streams only.
   if (edge === undefined) privateStream.mount(app);
   const ownStream = privateStream;

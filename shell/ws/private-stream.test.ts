@@ -633,3 +633,37 @@ test('a reader that falls too far behind while its snapshot is sent is closed', 
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('large snapshots of one user are copied within its budget: a second copy waits, other users do not', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'private-stream-'));
+  const server = await startServer(loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin', WS_SNAPSHOT_ORDERS_PER_S: '1000' }), silentLog);
+  const first = new StreamClient(server);
+  const second = new StreamClient(server);
+  const small = new StreamClient(server);
+  try {
+    const alice = await trader(server, 'alice');
+    const bob = await trader(server, 'bob');
+    // 2 005 orders against a budget of 1 000 a second: the first copy runs the budget 1 005 orders into debt.
+    await restMany(server, alice, 2 * snapshotPartOrders + 5);
+    await Promise.all([first.open(), second.open(), small.open()]);
+    first.send({ action: 'subscribe', channel: 'account', api_key: alice.key });
+    await until('the first snapshot', () => first.of('account_snapshot').length === 3);
+    const asked = Date.now();
+    second.send({ action: 'subscribe', channel: 'account', api_key: alice.key });
+    small.send({ action: 'subscribe', channel: 'account', api_key: bob.key });
+    await until('the small account at once', () => small.of('account_snapshot').length === 1, 500);
+    assert.equal(second.of('account_snapshot').length, 0, 'the second copy waits for the budget');
+    await until('the second snapshot, whole', () => second.of('account_snapshot').length === 3, 5000);
+    const waitedMs = Date.now() - asked;
+    assert.ok(waitedMs >= 900, `the second copy came after ${waitedMs} ms, within the budget's 1 005 ms`);
+    assert.deepEqual(snapshotOrders(second).map((order) => order['order_id']), snapshotOrders(first).map((order) => order['order_id']));
+    // Messages of the topic reach both after their snapshots.
+    const fresh = await place(server, alice, { side: 'buy', price: '2000.00', quantity: '0.01' });
+    await until('the new order on both', () => [first, second].every((client) => client.of('order_update').some((message) => message['order_id'] === fresh)));
+    for (const client of [first, second]) assert.equal(deltas(client).filter((message) => message['type'] === 'order_update').length, 1);
+  } finally {
+    for (const client of [first, second, small]) client.socket.close();
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

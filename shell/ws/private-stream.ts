@@ -27,7 +27,8 @@
  * for a clean point (`requestCleanPoint`: new commands wait unapplied until what was applied is durable),
  * at once for a snapshot and at most every `cleanPointIntervalMs` for balance updates: a snapshot comes
  * within about two batch syncs, a balance update within that interval and two syncs. Balances lag; they
- * are never ahead of the journal.
+ * are never ahead of the journal. A snapshot of more than one part also waits for its user's copy budget
+ * (`snapshotOrdersPerS`, below), checked at the clean point.
  *
  * Cancel on disconnect: when a connection whose subscribe asked for it closes (the client went away, the
  * server shut down, or uWS dropped a reader too far behind), one CancelAll of the mode's every pair is
@@ -118,6 +119,8 @@ export interface PrivateStreamOptions {
   readonly authenticator: Authenticator;
   readonly backpressureBytes: number;
   readonly connectionsMax: number;
+  /** Open orders a second copied for one user's snapshots of more than one part (`WS_SNAPSHOT_ORDERS_PER_S`). */
+  readonly snapshotOrdersPerS: number;
 }
 
 const accessRead = { auth: 'bearer_or_key', permission: 'read', rateLimit: 'general' } as const;
@@ -140,10 +143,19 @@ export class PrivateStream {
   private readonly orders = new TrackedOrders();
   /** Balances of watched accounts that a durable batch touched, reported at the next clean point: key → asset ids (not indexes). */
   private readonly dirty = new Map<string, Set<number>>();
-  /** Connections waiting for a clean point to get their snapshot. */
+  /** Connections waiting for a clean point, or for their user's copy budget, to get their snapshot. */
   private readonly waiting: Array<{ ws: WebSocket<Session>; mode: Mode }> = [];
   /** Connections being sent a topic's snapshot in parts, by topic key: the topic's messages are queued for them. */
   private readonly senders = new Map<string, Set<WebSocket<Session>>>();
+  /**
+   * Per user, the open orders its large snapshots may still copy (a token bucket refilled at
+   * `snapshotOrdersPerS`, holding at most one second's worth, run into debt by a copy): a client that
+   * subscribes again and again to an account of 200 000 orders would otherwise hold the engine's thread
+   * with copies. Snapshots of at most one part never wait.
+   */
+  private readonly copyBudgets = new Map<number, { orders: number; atMs: number }>();
+  /** Retries the snapshots waiting for their user's budget. */
+  private budgetTimer: NodeJS.Timeout | null = null;
   /** When a clean point was last asked (runtime clock, ms): balance updates ask at most every `cleanPointIntervalMs`. */
   private cleanPointAskedMs = -Infinity;
   private app: TemplatedApp | null = null;
@@ -195,6 +207,8 @@ export class PrivateStream {
 
   /** Closes every connection (1001 going away); connections with cancel_on_disconnect submit their cancels. */
   closeAll(): void {
+    if (this.budgetTimer !== null) clearTimeout(this.budgetTimer);
+    this.budgetTimer = null;
     for (const ws of [...this.sockets]) ws.end(1001, 'server shutting down');
   }
 
@@ -206,7 +220,7 @@ export class PrivateStream {
       return;
     }
     this.flushBalances();
-    for (const { ws, mode } of this.waiting.splice(0)) if (!ws.getUserData().closed) this.startTopic(ws, mode);
+    this.startWaiting();
   }
 
   private askCleanPoint(): void {
@@ -513,7 +527,11 @@ export class PrivateStream {
     session.modes.add(mode);
     this.watchers.set(topicKey(session.userId, mode), (this.watchers.get(topicKey(session.userId, mode)) ?? 0) + 1);
     sendFrame(ws, { type: 'subscribed', channel: privateChannel, mode: modeNames[mode], cancel_on_disconnect: session.cancelOnDisconnect.has(mode) });
-    if (this.clean()) return this.startTopic(ws, mode);
+    if (this.clean()) {
+      if (this.startTopic(ws, mode)) return;
+      this.waiting.push({ ws, mode });
+      return this.retryWhenBudgeted();
+    }
     this.waiting.push({ ws, mode });
     this.askCleanPoint();
   }
@@ -522,11 +540,14 @@ export class PrivateStream {
    * At a clean point: copies the open orders of (user, mode), tracks them, and starts sending the snapshot;
    * from now on the topic's messages are queued for this connection until its last part is sent (`pump`).
    */
-  private startTopic(ws: WebSocket<Session>, mode: Mode): void {
+  private startTopic(ws: WebSocket<Session>, mode: Mode): boolean {
     const session = ws.getUserData();
-    if (!session.modes.has(mode)) return;
+    if (!session.modes.has(mode)) return true;
+    const engine = this.options.context.durable.engine;
+    const count = engine.openOrderCount(session.userId, mode);
+    if (count > snapshotPartOrders && !this.spendCopyBudget(session.userId, count)) return false;
     const key = topicKey(session.userId, mode);
-    const orders = new CapturedOrders(this.options.context.durable.engine, session.userId, mode);
+    const orders = new CapturedOrders(engine, session.userId, mode);
     orders.trackAll(this.orders);
     const { context } = this.options;
     const ledger = context.durable.engine.ledger;
@@ -547,6 +568,61 @@ export class PrivateStream {
     if (senders === undefined) this.senders.set(key, (senders = new Set()));
     senders.add(ws);
     this.pump(ws);
+    return true;
+  }
+
+  /** At a clean point: starts the waiting snapshots their users' budgets allow, in order; the others wait on. */
+  private startWaiting(): void {
+    const waiting = this.waiting.splice(0);
+    for (const entry of waiting) {
+      if (entry.ws.getUserData().closed) continue;
+      if (!this.startTopic(entry.ws, entry.mode)) this.waiting.push(entry);
+    }
+    if (this.waiting.length > 0) this.retryWhenBudgeted();
+  }
+
+  /** The user's budget refilled to now; whether it allows a copy, which then spends `count` from it. */
+  private spendCopyBudget(userId: number, count: number): boolean {
+    const now = this.options.context.clock();
+    const rate = this.options.snapshotOrdersPerS;
+    let budget = this.copyBudgets.get(userId);
+    if (budget === undefined) {
+      if (this.copyBudgets.size >= 1024) this.forgetFullBudgets(now);
+      budget = { orders: rate, atMs: now };
+      this.copyBudgets.set(userId, budget);
+    }
+    budget.orders = Math.min(rate, budget.orders + ((now - budget.atMs) * rate) / 1000);
+    budget.atMs = now;
+    if (budget.orders <= 0) return false;
+    budget.orders -= count;
+    return true;
+  }
+
+  /** Drops the budgets that have refilled (a user without one starts full), so the map holds only recent copiers. */
+  private forgetFullBudgets(now: number): void {
+    const rate = this.options.snapshotOrdersPerS;
+    for (const [userId, budget] of this.copyBudgets) {
+      if (budget.orders + ((now - budget.atMs) * rate) / 1000 >= rate) this.copyBudgets.delete(userId);
+    }
+  }
+
+  /** Sets a timer for when the first waiting user's budget is positive again; then the waiting snapshots are tried. */
+  private retryWhenBudgeted(): void {
+    const now = this.options.context.clock();
+    const rate = this.options.snapshotOrdersPerS;
+    let waitMs = Infinity;
+    for (const { ws } of this.waiting) {
+      const budget = this.copyBudgets.get(ws.getUserData().userId);
+      const orders = budget === undefined ? rate : budget.orders + ((now - budget.atMs) * rate) / 1000;
+      waitMs = Math.min(waitMs, orders > 0 ? 0 : (-orders * 1000) / rate);
+    }
+    if (waitMs === Infinity) return;
+    if (this.budgetTimer !== null) clearTimeout(this.budgetTimer);
+    this.budgetTimer = setTimeout(() => {
+      this.budgetTimer = null;
+      if (this.clean()) this.startWaiting();
+      else this.askCleanPoint();
+    }, Math.ceil(waitMs) + 1);
   }
 
   /**
