@@ -591,18 +591,24 @@ export class PrivateStream {
       budget = { orders: rate, atMs: now };
       this.copyBudgets.set(userId, budget);
     }
-    budget.orders = Math.min(rate, budget.orders + ((now - budget.atMs) * rate) / 1000);
+    budget.orders = this.budgetAt(budget, now);
     budget.atMs = now;
     if (budget.orders <= 0) return false;
     budget.orders -= count;
     return true;
   }
 
+  /** What a budget holds at `now`: refilled at `snapshotOrdersPerS` since it was last spent, up to one second's worth. */
+  private budgetAt(budget: { orders: number; atMs: number }, now: number): number {
+    const rate = this.options.snapshotOrdersPerS;
+    return Math.min(rate, budget.orders + ((now - budget.atMs) * rate) / 1000);
+  }
+
   /** Drops the budgets that have refilled (a user without one starts full), so the map holds only recent copiers. */
   private forgetFullBudgets(now: number): void {
     const rate = this.options.snapshotOrdersPerS;
     for (const [userId, budget] of this.copyBudgets) {
-      if (budget.orders + ((now - budget.atMs) * rate) / 1000 >= rate) this.copyBudgets.delete(userId);
+      if (this.budgetAt(budget, now) >= rate) this.copyBudgets.delete(userId);
     }
   }
 
@@ -613,7 +619,7 @@ export class PrivateStream {
     let waitMs = Infinity;
     for (const { ws } of this.waiting) {
       const budget = this.copyBudgets.get(ws.getUserData().userId);
-      const orders = budget === undefined ? rate : budget.orders + ((now - budget.atMs) * rate) / 1000;
+      const orders = budget === undefined ? rate : this.budgetAt(budget, now);
       waitMs = Math.min(waitMs, orders > 0 ? 0 : (-orders * 1000) / rate);
     }
     if (waitMs === Infinity) return;
