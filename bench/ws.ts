@@ -739,7 +739,7 @@ function printProfile(profileDir: string, measured: Measured): void {
   log('  (idle) includes native work outside JavaScript, the socket sends of uWS pub/sub among it: see the kernel share on the cpu line');
 }
 
-function jsonLine(f: Figures, bare: Figures | null): string {
+function jsonLine(f: Figures, bare: Figures | null, coalesced: { batches: number; coalesced: number }): string {
   const { load, cpu } = f.measured;
   const ms = (us: number): number => round(us / 1000, 3);
   const own = summaryOf(f);
@@ -792,6 +792,8 @@ function jsonLine(f: Figures, bare: Figures | null): string {
     cpu_us_per_msg: round(own.cpuUsPerMsg, 3),
     book_frame_bytes: round(f.windowBookBytes / Math.max(1, f.windowBook), 1),
     trade_frame_bytes: round(f.windowTradeBytes / Math.max(1, f.windowTrades), 1),
+    durable_batches: coalesced.batches,
+    coalesced_batches: coalesced.coalesced,
     ...(bare === null ? {} : bareJson(own, bare)),
   });
 }
@@ -992,12 +994,15 @@ async function run(tmp: string): Promise<void> {
   const targets: Target[] = [];
   let bareFigures: Figures | null = null;
   let figures: Figures;
+  let coalesced = { batches: 0, coalesced: 0 };
   try {
     if (!values['no-bare']) targets.push(await startBare());
     targets.push(await startPlatform(profileDir, join(tmp, 'data')));
     for (const target of targets) await connectTarget(target);
     await measureInTurns(targets);
     const platform = targets[targets.length - 1]!;
+    const stats = await platform.setup.api!.admin('GET', '/admin/v1/stats', undefined);
+    coalesced = { batches: stats['durable_batches'] as number, coalesced: stats['stream_coalesced_batches'] as number };
     if (targets.length > 1) bareFigures = await finishTarget(targets[0]!);
     figures = await finishTarget(platform);
   } finally {
@@ -1013,6 +1018,10 @@ async function run(tmp: string): Promise<void> {
     log('== the platform (dist/shell/server.mjs) ==');
   }
   printReport(figures);
+  log(
+    `  durable batches over the server's life: ${fmtInt(coalesced.batches)}, of which ${fmtInt(coalesced.coalesced)} sent their stream messages ` +
+      `with the next batch's (commands were waiting to be made durable when they were ready to go: one fan-out for both)`,
+  );
   if (values.profile) printProfile(profileDir, figures.measured);
   const p99Ms = figures.delivery.quantileUs(0.99) / 1000;
   const met = p99Ms <= latencyTargetMs && figures.disconnects === 0 && figures.measured.load.unanswered === 0;
@@ -1026,7 +1035,7 @@ async function run(tmp: string): Promise<void> {
     );
   }
   log(`total bench time ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  if (values.json) console.log(jsonLine(figures, bare));
+  if (values.json) console.log(jsonLine(figures, bare, coalesced));
   const problems = [...(bare === null ? [] : problemsOf(bare).map((problem) => `bare server: ${problem}`)), ...problemsOf(figures)];
   for (const problem of problems) console.error(`FAILED: ${problem}`);
   if (problems.length > 0) process.exitCode = 1;

@@ -22,6 +22,8 @@ export interface StreamFigures {
   readonly path: string;
   readonly connections: number;
   readonly sendBacklogBytes: number;
+  /** Durable batches whose messages went out with the next batch's, in one fan-out (the exchange stream's; 0 for others). */
+  readonly coalescedBatches: number;
 }
 
 /** What a paper account opens with: parallel lists of assets and amounts (PAPER_BALANCES, parsed by http/paper.ts). */

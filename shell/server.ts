@@ -154,8 +154,9 @@ async function startLocked(config: Config, log: Log, clock: () => number, lock: 
   const timers = new Timers({ durable, clock, log });
   tickers.restore(markets, readModels.queries);
   const marketData = new MarketData({ markets, venues, engine: durable.engine, sink: stream, dayFigures: (pair) => dayFigures(pair, tickers.view(pair.id)) });
-  stream.attach(marketData);
-  durableFeeds.push((batch) => marketData.onBatch(batch));
+  stream.attach(marketData, () => durable.sequencer.queueDepth > 0);
+  // Through the stream, which may send a batch's messages with the next batch's (one fan-out for both).
+  durableFeeds.push((batch) => stream.onDurable(batch));
   const auth = authSettings(config.env);
   const tokens = new Tokens(db, clock, auth);
   const keys = new ApiKeys(db, clock);
@@ -167,9 +168,9 @@ async function startLocked(config: Config, log: Log, clock: () => number, lock: 
   const streamConnections = (): number =>
     moduleStreams.reduce((sum, moduleStream) => sum + moduleStream.openConnections, stream.openConnections + (privateStream?.openConnections ?? 0));
   const streamFigures = (): StreamFigures[] => [
-    { path: exchangeStreamPath, connections: stream.openConnections, sendBacklogBytes: stream.sendBacklogBytes },
-    ...(privateStream === null ? [] : [{ path: privateStreamPath, connections: privateStream.openConnections, sendBacklogBytes: privateStream.sendBacklogBytes }]),
-    ...moduleStreams.map((moduleStream) => ({ path: moduleStream.path, connections: moduleStream.openConnections, sendBacklogBytes: moduleStream.sendBacklogBytes })),
+    { path: exchangeStreamPath, connections: stream.openConnections, sendBacklogBytes: stream.sendBacklogBytes, coalescedBatches: stream.coalescedBatches },
+    ...(privateStream === null ? [] : [{ path: privateStreamPath, connections: privateStream.openConnections, sendBacklogBytes: privateStream.sendBacklogBytes, coalescedBatches: 0 }]),
+    ...moduleStreams.map((moduleStream) => ({ path: moduleStream.path, connections: moduleStream.openConnections, sendBacklogBytes: moduleStream.sendBacklogBytes, coalescedBatches: 0 })),
   ];
   const paperFunding = parsePaperBalances(config.paperBalances, markets);
   const funding = { chains, addresses: new WithdrawalAddresses(db, chains, clock), depositSecret: namedSecret(db, 'deposit') };
