@@ -88,10 +88,12 @@ interface Rig {
   stream: ExchangeStream;
   sequencer: Sequencer;
   writer: ManualWriter;
-  port: number;
-  clients: Client[];
   /** Places a resting bid of user 1 at `price` ticks (applied now, durable when its write completes). */
   bid(orderId: number, priceTicks: number): void;
+  /** Bids 1 (2990.00) and, once its write is open, 2 (2980.00): batch 1 syncs, batch 2 fills behind it. */
+  twoBids(): Promise<void>;
+  /** A new client subscribed to the orderbook (closed by `close`). */
+  subscriber(): Promise<Client>;
   close(): void;
 }
 
@@ -118,13 +120,24 @@ async function rig(coalesceConnectionsMin: number): Promise<Rig> {
   await turn();
   writer.complete();
   const clients: Client[] = [];
+  const bid = (orderId: number, priceTicks: number): void =>
+    sequencer.enqueue({ kind: CommandKind.placeOrder, seq: 0, ts: 0, ...orderRequest({ orderId, userId: 1, pairId: pair.id, priceTicks, quantityLots: 10 }) }, noAnswer);
   return {
     stream,
     sequencer,
     writer,
-    port,
-    clients,
-    bid: (orderId, priceTicks) => sequencer.enqueue({ kind: CommandKind.placeOrder, seq: 0, ts: 0, ...orderRequest({ orderId, userId: 1, pairId: pair.id, priceTicks, quantityLots: 10 }) }, noAnswer),
+    bid,
+    twoBids: async () => {
+      bid(1, 299_000);
+      await turn();
+      bid(2, 298_000);
+    },
+    subscriber: async () => {
+      const client = new Client(port);
+      clients.push(client);
+      await client.subscribe('orderbook');
+      return client;
+    },
     close: () => {
       for (const client of clients) client.socket.terminate();
       uWS.us_listen_socket_close(listen);
@@ -133,16 +146,12 @@ async function rig(coalesceConnectionsMin: number): Promise<Rig> {
 }
 
 test('a batch whose successor is syncing sends its messages with that batch, in seq order; a lone batch at once', async () => {
-  const { stream, sequencer, writer, port, clients, bid, close } = await rig(1);
+  const { stream, sequencer, writer, bid, twoBids, subscriber, close } = await rig(1);
   try {
-    const client = new Client(port);
-    clients.push(client);
-    await client.subscribe('orderbook');
+    const client = await subscriber();
     const snapshotSeq = client.of('orderbook_update')[0]!['seq'] as number;
 
-    bid(1, 299_000);
-    await turn();
-    bid(2, 298_000);
+    await twoBids();
     // The first batch becomes durable while the second (order 2) is already being written.
     writer.complete();
     assert.ok(sequencer.queueDepth > 0);
@@ -170,11 +179,9 @@ test('a batch whose successor is syncing sends its messages with that batch, in 
 });
 
 test('a command read in the same turn as a batch became durable makes the batch wait for it', async () => {
-  const { stream, sequencer, writer, port, clients, bid, close } = await rig(1);
+  const { stream, sequencer, writer, bid, subscriber, close } = await rig(1);
   try {
-    const client = new Client(port);
-    clients.push(client);
-    await client.subscribe('orderbook');
+    const client = await subscriber();
     bid(1, 299_000);
     await turn();
     // Batch 1 becomes durable with nothing behind it; then, in the same turn, order 2 is read.
@@ -194,14 +201,10 @@ test('a command read in the same turn as a batch became durable makes the batch 
 });
 
 test('a batch holds at most one other: the next durable batch releases it though a third is syncing', async () => {
-  const { writer, port, clients, bid, close } = await rig(1);
+  const { writer, bid, twoBids, subscriber, close } = await rig(1);
   try {
-    const client = new Client(port);
-    clients.push(client);
-    await client.subscribe('orderbook');
-    bid(1, 299_000);
-    await turn();
-    bid(2, 298_000);
+    const client = await subscriber();
+    await twoBids();
     writer.complete(); // batch 1 durable, batch 2 syncing: batch 1 held
     await pause(50);
     assert.deepEqual(client.deltas(), []);
@@ -218,19 +221,13 @@ test('a batch holds at most one other: the next durable batch releases it though
 });
 
 test('a subscriber joining while messages are held gets a snapshot counting them, then only later deltas', async () => {
-  const { writer, port, clients, bid, close } = await rig(1);
+  const { writer, twoBids, subscriber, close } = await rig(1);
   try {
-    const early = new Client(port);
-    clients.push(early);
-    await early.subscribe('orderbook');
+    const early = await subscriber();
     const earlySeq = early.of('orderbook_update')[0]!['seq'] as number;
-    bid(1, 299_000);
-    await turn();
-    bid(2, 298_000);
+    await twoBids();
     writer.complete(); // batch 1 held
-    const late = new Client(port);
-    clients.push(late);
-    await late.subscribe('orderbook');
+    const late = await subscriber();
     const snapshot = late.of('orderbook_update')[0]!;
     assert.equal(snapshot['snapshot'], true);
     assert.equal(snapshot['seq'], earlySeq + 1, 'the snapshot counts the held delta');
@@ -248,14 +245,10 @@ test('a subscriber joining while messages are held gets a snapshot counting them
 });
 
 test('below the connection threshold nothing is held', async () => {
-  const { stream, sequencer, writer, port, clients, bid, close } = await rig(2);
+  const { stream, sequencer, writer, twoBids, subscriber, close } = await rig(2);
   try {
-    const client = new Client(port);
-    clients.push(client);
-    await client.subscribe('orderbook');
-    bid(1, 299_000);
-    await turn();
-    bid(2, 298_000);
+    const client = await subscriber();
+    await twoBids();
     writer.complete();
     assert.ok(sequencer.queueDepth > 0);
     await until('the first delta while the second batch syncs', () => client.deltas().length === 1);
