@@ -17,7 +17,7 @@ import { Engine } from '../engine/core/engine.ts';
 import { Result } from '../engine/core/results.ts';
 import { stateHash } from '../engine/core/state-hash.ts';
 import { readJournal } from '../engine/journal/reader.ts';
-import type { SyncMode } from '../engine/journal/segments.ts';
+import { defaultZeroAheadBytes, SegmentWriter, type SyncMode } from '../engine/journal/segments.ts';
 import { encodeSnapshot, loadSnapshotFile, writeSnapshotFile } from '../engine/journal/snapshot-file.ts';
 import { DurableEngine } from '../engine/runtime/durable-engine.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
@@ -136,6 +136,40 @@ function diskFloor(): { p50Us: number; p99Us: number; maxUs: number } {
     const floor = { p50Us: percentile(sorted, 0.5) / 1000, p99Us: percentile(sorted, 0.99) / 1000, maxUs: sorted[sorted.length - 1]! / 1000 };
     log(`disk floor: ${sorted.length} O_DSYNC 4 KiB appends: p50 ${floor.p50Us.toFixed(0)} us, p99 ${floor.p99Us.toFixed(0)} us, max ${floor.maxUs.toFixed(0)} us`);
     return floor;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The journal writer's batches against that floor, paced as a lightly loaded sequencer writes them: a
+ * 4 KiB batch every 2 ms (each waits for the one before), for two seconds, through the segment writer in
+ * sync mode, once with its zeros ahead of the frames (written in the pauses) and once without (each batch
+ * grows the file, so its sync also commits the new size). See engine/journal/segments.ts.
+ */
+async function segmentWrites(zeroAheadBytes: number): Promise<{ p50Us: number; p99Us: number; maxUs: number; zeroWrites: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-segment-'));
+  try {
+    const writer = new SegmentWriter(dir, 'sync', undefined, zeroAheadBytes);
+    const block = Buffer.alloc(4096, 7);
+    const samples: number[] = [];
+    const started = nowNs();
+    for (let seq = 1; nowNs() - started < 2e9; seq++) {
+      const slot = started + (seq - 1) * 2e6;
+      const wait = (slot - nowNs()) / 1e6;
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const issued = nowNs();
+      await new Promise<void>((resolve, reject) => writer.append(block, seq, (error) => (error === null ? resolve() : reject(error))));
+      samples.push(nowNs() - issued);
+    }
+    const zeroWrites = writer.zeroWrites;
+    while (writer.busy) await new Promise((resolve) => setTimeout(resolve, 1));
+    writer.close();
+    const sorted = Float64Array.from(samples).sort();
+    const figures = { p50Us: percentile(sorted, 0.5) / 1000, p99Us: percentile(sorted, 0.99) / 1000, maxUs: sorted[sorted.length - 1]! / 1000, zeroWrites };
+    const how = zeroAheadBytes > 0 ? `onto zeros written ahead in the pauses (${zeroWrites} pieces)` : 'growing the file';
+    log(`journal writer, a 4 KiB batch every 2 ms ${how}: ${sorted.length} batches, p50 ${figures.p50Us.toFixed(0)} us, p99 ${figures.p99Us.toFixed(0)} us, max ${figures.maxUs.toFixed(0)} us`);
+    return figures;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -272,6 +306,12 @@ if (stages.has('ack')) {
   figures['disk_write_p50_us'] = Math.round(floor.p50Us);
   figures['disk_write_p99_us'] = Math.round(floor.p99Us);
   figures['disk_write_max_us'] = Math.round(floor.maxUs);
+  const growing = await segmentWrites(0);
+  const zeros = await segmentWrites(defaultZeroAheadBytes);
+  figures['segment_grow_p50_us'] = Math.round(growing.p50Us);
+  figures['segment_grow_p99_us'] = Math.round(growing.p99Us);
+  figures['segment_zeros_p50_us'] = Math.round(zeros.p50Us);
+  figures['segment_zeros_p99_us'] = Math.round(zeros.p99Us);
   const ack = await ackLatency();
   figures['ack_p50_us'] = Math.round(ack.p50Us);
   figures['ack_p99_us'] = Math.round(ack.p99Us);

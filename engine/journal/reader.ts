@@ -1,8 +1,10 @@
 /**
  * Reading a journal back: segments in seq order, frames in each, with seq continuity checked across the
- * whole journal. A torn tail (the last frame of the last segment cut short or half written by a crash) is
- * cut off when the caller allows it; any other bad frame or gap stops with an error that names the
- * segment, the byte offset and the seq.
+ * whole journal. A segment's frames end at its file's end or at a zero frame header followed by nothing but
+ * zeros (the writer keeps a synced segment filled with zeros ahead of its frames: segments.ts). A torn
+ * tail (the last frame of the last segment cut short or half written by a crash, with nothing but zeros
+ * after it) is cut off when the caller allows it; any other bad frame or gap stops with an error that
+ * names the segment, the byte offset and the seq.
  */
 import { closeSync, fstatSync, openSync, readSync, truncateSync } from 'node:fs';
 import type { Command } from '../core/commands.ts';
@@ -57,6 +59,17 @@ export interface ReadSummary {
  */
 const chunkBytes = 1 << 20;
 
+/** Whether every byte of the file from `from` to `end` is zero (read in pieces into `scratch`). */
+function zerosFrom(fd: number, from: number, end: number, scratch: Buffer): boolean {
+  for (let at = from; at < end; ) {
+    const count = readSync(fd, scratch, 0, Math.min(scratch.length, end - at), at);
+    if (count === 0) return true;
+    for (let index = 0; index < count; index++) if (scratch[index] !== 0) return false;
+    at += count;
+  }
+  return true;
+}
+
 /**
  * Reads every frame after `afterSeq` from a journal directory (or one segment file) and hands it on with
  * the format version of its segment (the rules it was written under: see journal/rules.ts).
@@ -68,6 +81,7 @@ export function readJournal(source: string | SegmentFile[], onCommand: (command:
   const summary: ReadSummary = { lastSeq: afterSeq, commands: 0, bytes: 0, lastSegment: null, lastSegmentBytes: 0, lastSegmentFormatVersion: 0 };
   // A frame cut by a chunk's end is carried to the next chunk's start, so a chunk holds a whole frame.
   const buffer = Buffer.allocUnsafe(Math.max(chunkBytes, 2 * (frameHeaderBytes + frameBytesMax)));
+  const scratch = Buffer.allocUnsafe(64 * 1024);
   let expected = -1;
   for (let index = 0; index < segments.length; index++) {
     const segment = segments[index]!;
@@ -128,8 +142,14 @@ export function readJournal(source: string | SegmentFile[], onCommand: (command:
           continue;
         }
         const stoppedAt = chunkStart + decoder.offset;
+        // Nothing but zeros from here on: the zeros the writer keeps ahead of the frames, not a frame.
+        if (zerosFrom(fd, stoppedAt, fileBytes, scratch)) {
+          summary.lastSegmentBytes = stoppedAt;
+          break;
+        }
         const tornTail =
-          isLast && (decoder.status === FrameStatus.incomplete || (decoder.badFrameEnd !== -1 && chunkStart + decoder.badFrameEnd === fileBytes));
+          isLast &&
+          (decoder.status === FrameStatus.incomplete || (decoder.badFrameEnd !== -1 && zerosFrom(fd, chunkStart + decoder.badFrameEnd, fileBytes, scratch)));
         if (!tornTail) {
           throw new JournalCorruptError(
             `${segment.name}@${stoppedAt}: ${decoder.problem} after seq ${expected === -1 ? afterSeq : expected - 1}`,

@@ -19,7 +19,7 @@ import { Result } from '../core/results.ts';
 import { stateHash } from '../core/state-hash.ts';
 import { CommandGenerator, Prng } from '../core/sim/generator.ts';
 import { encodeSegmentHeader, journalFormatVersion, segmentFormatVersion } from '../journal/codec.ts';
-import { JournalCorruptError } from '../journal/reader.ts';
+import { JournalCorruptError, readJournal } from '../journal/reader.ts';
 import { listSegments } from '../journal/segments.ts';
 import { listSnapshots } from '../journal/snapshot-file.ts';
 import { loadMarkets } from './markets.ts';
@@ -165,14 +165,31 @@ test('a torn tail is truncated; a flipped byte before the tail stops the start n
     const segments = listSegments(join(dataDir, 'journal'));
     assert.ok(segments.length >= 2);
     const last = segments.at(-1)!;
-    const size = statSync(last.path).size;
-    truncateSync(last.path, size - 5);
+    // The open segment is kept filled with zeros past its frames; a crash inside the last batch's write
+    // leaves that batch's last bytes as the zeros they overwrote.
+    const framesEnd = readJournal(join(dataDir, 'journal'), () => {}).lastSegmentBytes;
+    // The writer fills zeros in the pause after the last batch, here up to the segment's size limit (a
+    // megabyte ahead is more than the 128 KiB segments of this test hold).
+    for (let waited = 0; statSync(last.path).size < 128 * 1024; waited++) {
+      assert.ok(waited < 2000, 'zeros were written ahead of the frames');
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    const torn = readFileSync(last.path);
+    torn.fill(0, framesEnd - 5, framesEnd);
+    writeFileSync(last.path, torn);
     const logged: string[] = [];
     const recovered = open(dataDir, { log: (event) => logged.push(event) });
     assert.equal(recovered.recovery.lastSeq, accepted - 1);
     assert.ok(logged.includes('journal_torn_tail_truncated'));
     assert.equal(recovered.recovery.stateHash, expectedHash(4, accepted - 1));
     recovered.sequencer.close();
+    // A file cut inside its last frame (no zeros after it) is a torn tail as well.
+    const cut = statSync(last.path).size;
+    truncateSync(last.path, cut - 3);
+    const again = open(dataDir, { log: (event) => logged.push(event) });
+    assert.equal(again.recovery.lastSeq, accepted - 2);
+    assert.equal(again.recovery.stateHash, expectedHash(4, accepted - 2));
+    again.sequencer.close();
 
     const first = segments[0]!;
     const bytes = readFileSync(first.path);
