@@ -208,6 +208,17 @@ test('health, readiness, metrics and CORS on a running server', async () => {
     const ackCount = ack.find((sample) => sample.name === 'tp_order_ack_seconds_count' && sample.labels['route'] === 'tp_clob_place_order');
     assert.equal(ackCount?.value, 2);
     assert.ok(ack.some((sample) => sample.name === 'tp_order_ack_seconds_bucket' && sample.labels['le'] === '+Inf' && sample.value === 2));
+    // Buckets are cumulative: non-decreasing with their bound, none above the count; the sum is the answers' time.
+    const placeBuckets = ack.filter((sample) => sample.name === 'tp_order_ack_seconds_bucket' && sample.labels['route'] === 'tp_clob_place_order');
+    assert.equal(placeBuckets.length, 16, 'fifteen bounds and +Inf');
+    const bounds = placeBuckets.map((sample) => (sample.labels['le'] === '+Inf' ? Infinity : Number(sample.labels['le'])));
+    assert.deepEqual(bounds, [...bounds].sort((a, b) => a - b));
+    for (let index = 1; index < placeBuckets.length; index++) assert.ok(placeBuckets[index]!.value >= placeBuckets[index - 1]!.value);
+    const ackSum = ack.find((sample) => sample.name === 'tp_order_ack_seconds_sum' && sample.labels['route'] === 'tp_clob_place_order')?.value ?? 0;
+    assert.ok(ackSum > 0 && ackSum < 10, `the place route's answers took ${ackSum} s in all`);
+    // The first bucket holding both answers is bounded at or above the slower one, so at or above their mean.
+    const holdingBoth = placeBuckets.find((sample) => sample.value === 2)!;
+    assert.ok(holdingBoth.labels['le'] === '+Inf' || Number(holdingBoth.labels['le']) >= ackSum / 2, `le=${holdingBoth.labels['le']} holds both answers of ${ackSum} s in all`);
     const fsyncCount = samplesOf(after, 'tp_journal_fsync_seconds', 'histogram').find((sample) => sample.name === 'tp_journal_fsync_seconds_count');
     assert.ok(fsyncCount !== undefined && fsyncCount.value >= 2, 'every durable batch is timed (the credit, the order, the cancel)');
     assert.deepEqual(samplesOf(after, 'tp_sequencer_queue_depth', 'gauge').map((sample) => sample.value), [0], 'nothing waits once every answer was given');
