@@ -42,6 +42,14 @@ async function quiet(writer: SegmentWriter): Promise<void> {
   }
 }
 
+/** A synced segment of `batches` batches of `perBatch` deposits, its zeros written: where its frames end. */
+async function oneSegment(dir: string, batches: number, perBatch: number): Promise<{ framesEnd: number; path: string }> {
+  const writer = new SegmentWriter(dir, 'sync', 64 << 20, zeroAhead);
+  await appendAll(writer, 1, batches, perBatch);
+  await quiet(writer);
+  return { framesEnd: readAll(dir).summary.lastSegmentBytes, path: listSegments(dir)[0]!.path };
+}
+
 function readAll(dir: string, options: Parameters<typeof readJournal>[2] = {}): { seqs: number[]; summary: ReturnType<typeof readJournal> } {
   const seqs: number[] = [];
   const summary = readJournal(dir, (command: Command) => seqs.push(command.seq), options);
@@ -130,11 +138,7 @@ test(
 test(
   'a last batch torn inside the zeros is cut off as a torn tail; the zeros after it go with it',
   withDir(async (dir) => {
-    const writer = new SegmentWriter(dir, 'sync', 64 << 20, zeroAhead);
-    await appendAll(writer, 1, 5, 20);
-    await quiet(writer);
-    const framesEnd = readAll(dir).summary.lastSegmentBytes;
-    const path = listSegments(dir)[0]!.path;
+    const { framesEnd, path } = await oneSegment(dir, 5, 20);
     // The last frame's final bytes never reached the disk: they read as the zeros they would have replaced.
     const bytes = readFileSync(path);
     bytes.fill(0, framesEnd - 4, framesEnd);
@@ -151,11 +155,7 @@ test(
 test(
   'anything but zeros after a zero frame header, or after a bad frame, is corruption, not an end',
   withDir(async (dir) => {
-    const writer = new SegmentWriter(dir, 'sync', 64 << 20, zeroAhead);
-    await appendAll(writer, 1, 3, 20);
-    await quiet(writer);
-    const framesEnd = readAll(dir).summary.lastSegmentBytes;
-    const path = listSegments(dir)[0]!.path;
+    const { framesEnd, path } = await oneSegment(dir, 3, 20);
     const clean = readFileSync(path);
 
     const stray = Buffer.from(clean);

@@ -74,7 +74,6 @@ class RouteTally {
 class AckHistogram {
   readonly type = 'histogram';
   readonly aggregator = 'sum';
-  readonly labelNames = ['route'];
 
   constructor(
     readonly name: string,
