@@ -16,13 +16,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Engine } from '../engine/core/engine.ts';
-import type { EngineEvent } from '../engine/core/events.ts';
+import type { DomainEvent, EngineEvent } from '../engine/core/events.ts';
 import { noSlot } from '../engine/core/order-store.ts';
 import { Result } from '../engine/core/results.ts';
 import { CommandGenerator } from '../engine/core/sim/generator.ts';
 import { EventTape, TapeReader } from '../engine/runtime/event-tape.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
-import type { DurableBatch } from '../engine/runtime/sequencer.ts';
+import { visitDomainEvents, type DurableBatch } from '../engine/runtime/sequencer.ts';
 import { ReadModelWriter } from '../shell/read-models/writer.ts';
 import { openReadModelDatabase } from '../shell/read-models/schema.ts';
 
@@ -41,6 +41,10 @@ class RecordedBatch implements DurableBatch {
   lastSeq = 0;
 
   constructor(readonly firstSeq: number) {}
+
+  forEachDomainEvent(visit: (event: DomainEvent, seq: number, ts: number) => void): void {
+    visitDomainEvents(this, visit);
+  }
 
   forEachEvent(visit: (event: EngineEvent, seq: number, ts: number) => void): void {
     let start = 0;

@@ -45,6 +45,11 @@ export class EventTape implements EventSink {
   readonly strings: string[] = [];
   /** Domain events, in the order recorded. */
   readonly objects: DomainEvent[] = [];
+  /**
+   * Where on the tape each domain event was recorded (`objects[i]` at `objectAt[i]`), so that a reader of
+   * domain events alone finds them without reading the rest (a tape made by `of` has none).
+   */
+  readonly objectAt: number[] = [];
 
   /** A tape holding `numbers` (all of them), `strings` and `objects`, as another tape recorded them. */
   static of(numbers: Float64Array<ArrayBuffer>, strings: readonly string[], objects: readonly DomainEvent[] = []): EventTape {
@@ -60,6 +65,16 @@ export class EventTape implements EventSink {
     this.length = 0;
     this.strings.length = 0;
     this.objects.length = 0;
+    this.objectAt.length = 0;
+  }
+
+  /** Drops what was recorded from `length` on (the events of a refused command). */
+  truncate(length: number): void {
+    this.length = length;
+    while (this.objectAt.length > 0 && this.objectAt[this.objectAt.length - 1]! >= length) {
+      this.objectAt.pop();
+      this.objects.pop();
+    }
   }
 
   private room(count: number): Float64Array {
@@ -77,6 +92,7 @@ export class EventTape implements EventSink {
     switch (event.kind) {
       case EventKind.domain:
         n = this.room(2);
+        this.objectAt.push(at);
         n[at++] = event.kind;
         n[at++] = this.objects.length;
         this.objects.push(event);

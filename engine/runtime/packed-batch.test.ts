@@ -9,7 +9,7 @@ import { CommandGenerator } from '../core/sim/generator.ts';
 import { Result } from '../core/results.ts';
 import { loadMarkets } from './markets.ts';
 import { BatchPacker, PackedBatchView, transferables, type PackedBatch } from './packed-batch.ts';
-import type { DurableBatch } from './sequencer.ts';
+import { batchOfEvents, type DurableBatch } from './sequencer.ts';
 import { platformDomains } from '../domains/index.ts';
 
 interface Seen {
@@ -40,11 +40,7 @@ test('packed batches cross a message port and read back event for event, with se
         for (const event of collected.events) expected.push({ event: copyEvent(event), seq, ts: 1_700_000_000_000 + seq * 7 });
       }
       if (seq < firstSeq) continue;
-      const batch: DurableBatch = {
-        firstSeq,
-        lastSeq: seq,
-        forEachEvent: (visit) => expected.forEach((entry) => visit(entry.event, entry.seq, entry.ts)),
-      };
+      const batch: DurableBatch = batchOfEvents(firstSeq, seq, (visit) => expected.forEach((entry) => visit(entry.event, entry.seq, entry.ts)));
       // Every third round the batch goes in as three consecutive parts, taken as one.
       const count = seq - firstSeq + 1;
       if (round % 3 === 0 && count >= 3) {
@@ -53,9 +49,9 @@ test('packed batches cross a message port and read back event for event, with se
           const from = bounds[part]!;
           const to = bounds[part + 1]! - 1;
           const entries = expected.filter((entry) => entry.seq >= from && entry.seq <= to);
-          packer.add({ firstSeq: from, lastSeq: to, forEachEvent: (visit) => entries.forEach((entry) => visit(entry.event, entry.seq, entry.ts)) });
+          packer.add(batchOfEvents(from, to, (visit) => entries.forEach((entry) => visit(entry.event, entry.seq, entry.ts))));
         }
-        assert.throws(() => packer.add({ firstSeq: seq + 5, lastSeq: seq + 5, forEachEvent: () => {} }), /does not follow/);
+        assert.throws(() => packer.add(batchOfEvents(seq + 5, seq + 5, () => {})), /does not follow/);
       } else {
         packer.add(batch);
       }

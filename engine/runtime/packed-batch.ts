@@ -6,7 +6,7 @@
  */
 import type { DomainEvent, EngineEvent } from '../core/events.ts';
 import { EventTape, TapeReader } from './event-tape.ts';
-import type { DurableBatch } from './sequencer.ts';
+import { visitDomainEvents, type DurableBatch } from './sequencer.ts';
 
 export interface PackedBatch {
   readonly firstSeq: number;
@@ -109,6 +109,10 @@ export class PackedBatchView implements DurableBatch {
     this.firstSeq = packed.firstSeq;
     this.lastSeq = packed.lastSeq;
     this.tape = EventTape.of(packed.numbers, packed.strings, packed.objects);
+  }
+
+  forEachDomainEvent(visit: (event: DomainEvent, seq: number, ts: number) => void): void {
+    visitDomainEvents(this, visit);
   }
 
   forEachEvent(visit: (event: EngineEvent, seq: number, ts: number) => void): void {

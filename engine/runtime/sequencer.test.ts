@@ -8,10 +8,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Command } from '../core/commands.ts';
 import { Engine } from '../core/engine.ts';
-import { platformDomains } from '../domains/index.ts';
 import type { SegmentWriter } from '../journal/segments.ts';
 import { loadMarkets } from './markets.ts';
 import { Sequencer, SequencerClosedError } from './sequencer.ts';
+import { EventTape, TapeReader } from './event-tape.ts';
+import { EventKind, type DomainEvent } from '../core/events.ts';
+import { noSlot } from '../core/order-store.ts';
+import { Result } from '../core/results.ts';
+import { CommandGenerator } from '../core/sim/generator.ts';
+import { domainGenerators, platformDomains } from '../domains/index.ts';
 
 const markets = loadMarkets();
 
@@ -256,4 +261,68 @@ test('commands held for a clean point when the sequencer is closed are still mad
   await closed;
   assert.deepEqual(answered, [-1, 1, 2]);
   assert.equal(sequencer.durableSeq, 2);
+});
+
+test('a durable batch visits its domain events alone exactly as they are among all its events, refused commands left out', async () => {
+  const writer = new ManualWriter();
+  let now = 5_000;
+  const all: string[] = [];
+  const domainOnly: string[] = [];
+  const engine = new Engine({ markets, domains: platformDomains });
+  const sequencer = new Sequencer({
+    engine,
+    writer: writer as unknown as SegmentWriter,
+    clock: () => now++,
+    lastSeq: 0,
+    onDurable: (batch) => {
+      batch.forEachEvent((event, seq, ts) => {
+        if (event.kind === EventKind.domain) all.push(`${seq}@${ts} ${JSON.stringify(event)}`);
+      });
+      batch.forEachDomainEvent((event, seq, ts) => domainOnly.push(`${seq}@${ts} ${JSON.stringify(event)}`));
+    },
+  });
+  const generator = new CommandGenerator({
+    seed: 31,
+    markets,
+    domains: domainGenerators(),
+    oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId },
+  });
+  let refused = 0;
+  const count = (outcome: { result: number; error: Error | null }): void => {
+    assert.equal(outcome.error, null);
+    if (outcome.result !== Result.ok) refused++;
+  };
+  for (const command of generator.fundingCommands()) sequencer.enqueue(command, count);
+  for (let index = 0; index < 6_000; index++) {
+    // The sequencer applies at once; a batch is written and released every 300 commands.
+    sequencer.enqueue(generator.next(), count);
+    if (index % 300 === 299) {
+      await turn();
+      while (writer.writes.length > 0) writer.complete();
+    }
+  }
+  await turn();
+  while (writer.writes.length > 0) writer.complete();
+  assert.ok(refused > 0, 'the mix has refused commands');
+  assert.ok(domainOnly.length >= 20, `the mix has domain events among its order events (${domainOnly.length})`);
+  assert.deepEqual(domainOnly, all);
+  await sequencer.close();
+});
+
+test('truncating a tape drops the domain events recorded from the mark on, and no others', () => {
+  const tape = new EventTape();
+  const domain = (type: number): DomainEvent => ({ kind: EventKind.domain, type, body: { type } });
+  tape.onEvent(domain(1));
+  const mark = tape.length;
+  tape.onEvent(domain(2));
+  tape.onEvent(domain(3));
+  tape.truncate(mark);
+  tape.onEvent(domain(4));
+  assert.deepEqual(tape.objects.map((event) => event.type), [1, 4]);
+  assert.deepEqual(tape.objectAt, [0, mark]);
+  const read: number[] = [];
+  new TapeReader().read(tape, 0, tape.length, (event) => {
+    if (event.kind === EventKind.domain) read.push(event.type);
+  });
+  assert.deepEqual(read, [1, 4]);
 });

@@ -22,7 +22,7 @@
  */
 import { CommandKind, type Command } from '../core/commands.ts';
 import type { Engine } from '../core/engine.ts';
-import { copyEvent, type EngineEvent } from '../core/events.ts';
+import { copyEvent, EventKind, type DomainEvent, type EngineEvent } from '../core/events.ts';
 import { Result, type ResultCode } from '../core/results.ts';
 import { FrameEncoder } from '../journal/codec.ts';
 import { EventTape, TapeReader, type EventVisitor } from './event-tape.ts';
@@ -85,6 +85,24 @@ export interface DurableBatch {
   readonly lastSeq: number;
   /** Visits every event of the batch with the seq and ts of the command that made it. */
   forEachEvent(visit: (event: EngineEvent, seq: number, ts: number) => void): void;
+  /**
+   * Visits the batch's domain events only, in order, with the seq and ts of the command that made each:
+   * for consumers that read nothing else, without reading the order book's events they would skip.
+   */
+  forEachDomainEvent(visit: (event: DomainEvent, seq: number, ts: number) => void): void;
+}
+
+/** Visits the domain events of a batch by reading all of its events (a batch that keeps no index of them). */
+export function visitDomainEvents(batch: Pick<DurableBatch, 'forEachEvent'>, visit: (event: DomainEvent, seq: number, ts: number) => void): void {
+  batch.forEachEvent((event, seq, ts) => {
+    if (event.kind === EventKind.domain) visit(event, seq, ts);
+  });
+}
+
+/** A DurableBatch made of its seqs and a way to read its events (batches made by hand: tests, benches). */
+export function batchOfEvents(firstSeq: number, lastSeq: number, forEachEvent: DurableBatch['forEachEvent']): DurableBatch {
+  const batch: DurableBatch = { firstSeq, lastSeq, forEachEvent, forEachDomainEvent: (visit) => visitDomainEvents(batch, visit) };
+  return batch;
 }
 
 /**
@@ -167,6 +185,15 @@ class Batch implements DurableBatch {
       this.visit = outerVisit;
       this.visitSeq = outerSeq;
       this.visitTs = outerTs;
+    }
+  }
+
+  forEachDomainEvent(visit: (event: DomainEvent, seq: number, ts: number) => void): void {
+    const { objects, objectAt } = this.tape;
+    let command = 0;
+    for (let index = 0; index < objectAt.length; index++) {
+      while (objectAt[index]! >= this.eventEnds[command]!) command++;
+      visit(objects[index]!, this.firstSeq + command, this.timestamps[command]!);
     }
   }
 
@@ -260,7 +287,7 @@ export class Sequencer {
       const refusal = this.refusalTape;
       refusal.reset();
       this.reader.read(batch.tape, tapeMark, batch.tape.length, (event) => refusal.onEvent(event));
-      batch.tape.length = tapeMark;
+      batch.tape.truncate(tapeMark);
       return this.answerRefusal(done, token, command, result, refusal);
     }
     this.lastSeq = seq;

@@ -96,8 +96,8 @@ export class ArenaStream {
     const view = this.options.view;
     const changes = view.newChanges();
     let any = false;
-    batch.forEachEvent((event: EngineEvent, _seq, ts) => {
-      if (event.kind !== EventKind.domain || !inDomainRange(arenaDomainId, event.type)) return;
+    batch.forEachDomainEvent((event, _seq, ts) => {
+      if (!inDomainRange(arenaDomainId, event.type)) return;
       any = true;
       view.apply(event, ts, changes);
       this.publishEvent(event, ts);

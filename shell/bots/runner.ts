@@ -59,8 +59,7 @@ export class StrategyRunner {
   onBatch(batch: DurableBatch): void {
     this.prices.onBatch(batch);
     let strikes = 0;
-    batch.forEachEvent((event) => {
-      if (event.kind !== EventKind.domain) return;
+    batch.forEachDomainEvent((event) => {
       if (event.type === BotsEventType.cloneStarted) {
         const body = event.body as CloneStarted;
         this.clones.set(body.userId, { userId: body.userId, mode: body.mode, sourceType: body.sourceType, sourceIndex: body.sourceIndex });

@@ -89,7 +89,7 @@ export class EventCardsView {
 
   onBatch(batch: DurableBatch): void {
     this.prices.onBatch(batch);
-    batch.forEachEvent((event, _seq, ts) => this.apply(event, ts));
+    batch.forEachDomainEvent((event, _seq, ts) => this.apply(event, ts));
   }
 
   private addCard(card: Card): void {

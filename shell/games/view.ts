@@ -155,7 +155,7 @@ export class GamesView {
   }
 
   onBatch(batch: DurableBatch): void {
-    batch.forEachEvent((event) => this.apply(event));
+    batch.forEachDomainEvent((event) => this.apply(event));
   }
 
   apply(event: EngineEvent): void {

@@ -92,8 +92,7 @@ export class CancelSwitchView {
   onBatch(batch: DurableBatch): void {
     // The numbers are copied out: a batch's event objects may be reused while it is read.
     const changes: Array<readonly [type: number, userId: number, mode: number, a: number, b: number]> = [];
-    batch.forEachEvent((event) => {
-      if (event.kind !== EventKind.domain) return;
+    batch.forEachDomainEvent((event) => {
       if (event.type === CancelSwitchEventType.armed) {
         const body = event.body as CancelSwitchArmed;
         changes.push([event.type, body.userId, body.mode, body.timeoutMs, body.deadlineMs]);

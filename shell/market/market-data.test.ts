@@ -12,7 +12,7 @@ import { noSlot } from '../../engine/core/order-store.ts';
 import { CommandGenerator } from '../../engine/core/sim/generator.ts';
 import { formatPrice, formatQuantity, type Pair } from '../../engine/core/units.ts';
 import { loadMarkets } from '../../engine/runtime/markets.ts';
-import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
+import { batchOfEvents, type DurableBatch } from '../../engine/runtime/sequencer.ts';
 import { MarketData, netCrossing, type Channel, type HybridLevel } from './market-data.ts';
 import { VenueDirectory } from './venue-directory.ts';
 import { loadChains } from '../funding/chains.ts';
@@ -97,11 +97,7 @@ test('levels and streams kept from durable events equal the engine books, batch 
       }
       collected.clear();
     }
-    const durable: DurableBatch = {
-      firstSeq: 0,
-      lastSeq: 0,
-      forEachEvent: (visit) => batch.forEach((entry) => visit(entry.event, entry.seq, entry.ts)),
-    };
+    const durable: DurableBatch = batchOfEvents(0, 0, (visit) => batch.forEach((entry) => visit(entry.event, entry.seq, entry.ts)));
     data.onBatch(durable);
     for (const { pair, channel, message } of published.splice(0)) {
       const key = `${pair.id}/${channel}`;

@@ -18,6 +18,7 @@ import { marketsOf, MarketStatus } from '../../engine/domains/markets/index.ts';
 import { MarketsSimulation } from '../../engine/domains/markets/simulation.ts';
 import { PricesSimulation } from '../../engine/domains/prices/simulation.ts';
 import { MarketsView, type MarketChange, type SideLevels } from './view.ts';
+import { batchOfEvents } from '../../engine/runtime/sequencer.ts';
 
 function levelsOf(side: SideLevels): Array<[number, number, number]> {
   return [...side.entries()].map(([price, level]): [number, number, number] => [price, level.lots, level.orders]).sort((a, b) => a[0] - b[0]);
@@ -45,7 +46,7 @@ test('the view follows the engine: levels, open orders and statuses after every 
     engine.apply(command);
     const events = [...sink.events];
     sink.clear();
-    view.onBatch({ firstSeq: seq, lastSeq: seq, forEachEvent: (visit) => events.forEach((event) => visit(event, seq, now)) });
+    view.onBatch(batchOfEvents(seq, seq, (visit) => events.forEach((event) => visit(event, seq, now))));
     if (index % 10 !== 0) continue;
     for (const market of view.markets.values()) {
       const engineMarket = module.market(market.marketId)!;

@@ -135,7 +135,7 @@ export class MarketsView {
   }
 
   onBatch(batch: DurableBatch): void {
-    batch.forEachEvent((event, seq, ts) => this.apply(event, seq, ts));
+    batch.forEachDomainEvent((event, seq, ts) => this.apply(event, seq, ts));
   }
 
   private add(created: MarketCreated): MarketView {

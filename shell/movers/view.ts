@@ -36,7 +36,7 @@ export class MoversView {
 
   onBatch(batch: DurableBatch): void {
     this.prices.onBatch(batch);
-    batch.forEachEvent((event) => this.apply(event));
+    batch.forEachDomainEvent((event) => this.apply(event));
   }
 
   private apply(event: EngineEvent): void {

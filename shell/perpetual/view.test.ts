@@ -16,7 +16,7 @@ import type { EngineEvent } from '../../engine/core/events.ts';
 import { Result } from '../../engine/core/results.ts';
 import { restoreSnapshot, takeSnapshot } from '../../engine/core/snapshot.ts';
 import { loadMarkets } from '../../engine/runtime/markets.ts';
-import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
+import { batchOfEvents, type DurableBatch } from '../../engine/runtime/sequencer.ts';
 import { platformDomains } from '../../engine/domains/index.ts';
 import { PricesCommandType, PriceSource } from '../../engine/domains/prices/commands.ts';
 import { Outcome, PerpetualCommandType, type Predict } from '../../engine/domains/perpetual/commands.ts';
@@ -46,7 +46,7 @@ class Feed {
     assert.equal(this.engine.apply(command), Result.ok);
     const seq = this.seq;
     const events = [...this.events];
-    const batch: DurableBatch = { firstSeq: seq, lastSeq: seq, forEachEvent: (visit) => events.forEach((event) => visit(event, seq, ts)) };
+    const batch: DurableBatch = batchOfEvents(seq, seq, (visit) => events.forEach((event) => visit(event, seq, ts)));
     this.view?.onBatch(batch);
   }
 

@@ -105,7 +105,7 @@ export class PerpetualView {
   /** A durable batch's events, in order. */
   onBatch(batch: DurableBatch): void {
     this.prices.onBatch(batch);
-    batch.forEachEvent((event, _seq, ts) => this.apply(event, ts));
+    batch.forEachDomainEvent((event, _seq, ts) => this.apply(event, ts));
   }
 
   /** The account's open stakes, newest first. */

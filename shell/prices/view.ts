@@ -42,7 +42,7 @@ export class PricesView {
 
   /** A durable batch's price events, applied in order. */
   onBatch(batch: DurableBatch): void {
-    batch.forEachEvent((event, _seq, ts) => this.apply(event, ts));
+    batch.forEachDomainEvent((event, _seq, ts) => this.apply(event, ts));
   }
 
   private apply(event: EngineEvent, ts: number): void {

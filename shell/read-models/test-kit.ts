@@ -13,7 +13,7 @@ import { noSlot } from '../../engine/core/order-store.ts';
 import { Result } from '../../engine/core/results.ts';
 import { CommandGenerator } from '../../engine/core/sim/generator.ts';
 import { loadMarkets } from '../../engine/runtime/markets.ts';
-import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
+import { batchOfEvents, type DurableBatch } from '../../engine/runtime/sequencer.ts';
 import { domainGenerators, platformDomains } from '../../engine/domains/index.ts';
 import type { Db } from '../store/database.ts';
 import { openReadModelDatabase } from './schema.ts';
@@ -30,13 +30,9 @@ export interface Journaled {
 }
 
 export function batchOf(commands: readonly Journaled[]): DurableBatch {
-  return {
-    firstSeq: commands[0]!.seq,
-    lastSeq: commands[commands.length - 1]!.seq,
-    forEachEvent(visit) {
-      for (const command of commands) for (const event of command.events) visit(event, command.seq, command.ts);
-    },
-  };
+  return batchOfEvents(commands[0]!.seq, commands[commands.length - 1]!.seq, (visit) => {
+    for (const command of commands) for (const event of command.events) visit(event, command.seq, command.ts);
+  });
 }
 
 /** Runs `count` generated commands through an engine; the accepted ones get seqs and spaced timestamps. */

@@ -53,7 +53,7 @@ export class RewardsView {
   }
 
   onBatch(batch: DurableBatch): void {
-    batch.forEachEvent((event) => this.apply(event));
+    batch.forEachDomainEvent((event) => this.apply(event));
   }
 
   private apply(event: EngineEvent): void {

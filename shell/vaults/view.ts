@@ -145,7 +145,7 @@ export class VaultsView {
   /** A durable batch's vault events (and prices), applied in order. */
   onBatch(batch: DurableBatch): void {
     this.prices.onBatch(batch);
-    batch.forEachEvent((event, _seq, ts) => this.apply(event, ts));
+    batch.forEachDomainEvent((event, _seq, ts) => this.apply(event, ts));
   }
 
   private apply(event: EngineEvent, ts: number): void {
