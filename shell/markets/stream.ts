@@ -25,7 +25,6 @@
  */
 import { ApiError } from '../http/errors.ts';
 import { TopicStream, type StreamMessage, type TopicChoice } from '../ws/topic-stream.ts';
-import { EventKind } from '../../engine/core/events.ts';
 import type { Asset } from '../../engine/core/units.ts';
 import { MarketStatus, marketStatusNames } from '../../engine/domains/markets/index.ts';
 import { PricesEventType, type PricesTicked } from '../../engine/domains/prices/commands.ts';
@@ -256,9 +255,10 @@ export class MarketsStream {
    */
   onBatch(batch: DurableBatch): void {
     const ticked = new Set<string>();
-    batch.forEachEvent((event, _seq, ts) => {
+    // Books change and prices tick by domain events only: the batch's last of them stamps what is published.
+    batch.forEachDomainEvent((event, _seq, ts) => {
       this.batchTs = ts;
-      if (event.kind === EventKind.domain && event.type === PricesEventType.pricesTicked) {
+      if (event.type === PricesEventType.pricesTicked) {
         for (const symbol of (event.body as PricesTicked).symbols) ticked.add(symbol);
       }
     });
