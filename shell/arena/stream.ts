@@ -14,7 +14,6 @@
 import { ApiError } from '../http/errors.ts';
 import { TopicStream, type StreamMessage, type TopicChoice } from '../ws/topic-stream.ts';
 import type { EngineEvent } from '../../engine/core/events.ts';
-import { EventKind } from '../../engine/core/events.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
 import { inDomainRange } from '../../engine/core/domain.ts';
 import { ArenaEventType, arenaDomainId, teamCount, type ArenaTrade, type EpochResolved, type HeadlineAdded } from '../../engine/domains/arena/commands.ts';

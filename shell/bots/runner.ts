@@ -21,7 +21,6 @@
  */
 import { Mode, type Command } from '../../engine/core/commands.ts';
 import { domainCommand } from '../../engine/core/domain.ts';
-import { EventKind } from '../../engine/core/events.ts';
 import { Result, resultCode } from '../../engine/core/results.ts';
 import { amountToAtoms, formatQuantity, type Pair } from '../../engine/core/units.ts';
 import { BotsEventType, SourceType, type CloneStarted } from '../../engine/domains/bots/commands.ts';

@@ -11,7 +11,6 @@
  * null, until the switch is armed again).
  */
 import type { Engine } from '../../engine/core/engine.ts';
-import { EventKind } from '../../engine/core/events.ts';
 import {
   cancelSwitchesOf,
   CancelSwitchEventType,
