@@ -13,6 +13,10 @@
  *                                             where its main thread spent the closed-loop and half-rate runs
  *   npm run bench:http -- --baseline DIR      also an AMM-off server run from DIR/dist/shell/server.mjs: another
  *                                             commit's checkout, built there with scripts/build.mjs
+ *   npm run bench:http -- --amm off --baseline DIR --rounds 6
+ *                                             before the usual runs, closed loops of this build's AMM-off server
+ *                                             and the baseline's in turns, the one that goes first alternating
+ *                                             round by round; prints each round and the median ratio
  *   options: --connections 128 --threads 1 --rate 50000 --warmup 3 --sync sync|none
  *
  * How: the order server runs as a child process the way `npm start` runs it, as the esbuild bundle
@@ -88,6 +92,7 @@ const { values } = parseArgs({
     profile: { type: 'boolean', default: false },
     amm: { type: 'string', default: 'both' },
     baseline: { type: 'string' },
+    rounds: { type: 'string', default: '1' },
   },
 });
 
@@ -114,6 +119,15 @@ const ammModes: AmmMode[] = values.amm === 'both' ? ['on', 'off'] : [values.amm]
  * (it is shared and has two cores) falls on both builds alike.
  */
 const baselineBundle = values.baseline === undefined ? null : resolve(values.baseline, serverBundle);
+/**
+ * Closed-loop rounds of this build against the baseline (`--rounds`, 1 = none beyond the usual runs). In a
+ * pair of runs on this machine the second server has come out ahead of the first by up to 4 % with both
+ * running the same build, so a change is judged by rounds that alternate which goes first.
+ */
+const abRoundCount = positiveInteger('rounds', values.rounds);
+if (abRoundCount > 1 && (baselineBundle === null || !ammModes.includes('off'))) {
+  throw new Error('--rounds compares the AMM-off server with the baseline: give --baseline, with --amm off or both');
+}
 
 /** Resting orders seeded before the load; the load's mix holds the book near this size. */
 const restingTarget = 10_000;
@@ -660,6 +674,13 @@ function ammLabel(amm: AmmMode): string {
 }
 
 /** One configuration's order server, set up and seeded, ready for wrk runs. */
+/** One A/B round: each side's closed loop, placements/s and the main thread's CPU per request. */
+interface AbRound {
+  thisFirst: boolean;
+  current: { placementsPerS: number; mainUs: number; failures: number };
+  baseline: { placementsPerS: number; mainUs: number; failures: number };
+}
+
 interface OrderServer {
   amm: AmmMode;
   baseline: boolean;
@@ -797,7 +818,7 @@ async function startOrderServer(dir: string, amm: AmmMode, bundle: string | null
  * configurations alike rather than on one of them. The server not being measured sits idle meanwhile
  * (with the AMM on, its workers still quote, a few quotes a second).
  */
-async function measureOrders(dir: string): Promise<OrderRuns[]> {
+async function measureOrders(dir: string, abRounds: AbRound[]): Promise<OrderRuns[]> {
   const servers: OrderServer[] = [];
   try {
     for (const amm of ammModes) servers.push(await startOrderServer(join(dir, `amm-${amm}`), amm));
@@ -805,6 +826,7 @@ async function measureOrders(dir: string): Promise<OrderRuns[]> {
     log();
     // Untimed: V8 optimises the request path, and the book settles into the mix's shape.
     for (const server of servers) await server.run(warmupS, 0);
+    if (abRoundCount > 1) await runAbRounds(servers, abRounds);
     const closed: OrderRun[] = [];
     const closedSpans: Array<[number, number]> = [];
     for (const server of servers) {
@@ -854,6 +876,51 @@ async function measureOrders(dir: string): Promise<OrderRuns[]> {
   } finally {
     for (const server of servers) await stopProcess(server.server.process);
   }
+}
+
+/** Closed loops of this build's AMM-off server and the baseline's, in turns, the first alternating. */
+async function runAbRounds(servers: OrderServer[], rounds: AbRound[]): Promise<void> {
+  const current = servers.find((server) => server.amm === 'off' && !server.baseline)!;
+  const baseline = servers.find((server) => server.baseline)!;
+  const closedLoop = async (server: OrderServer): Promise<AbRound['current']> => {
+    const result = await server.run(durationS, 0);
+    const f = result.figures;
+    const requestsPerS = f['requests']! / result.seconds;
+    return {
+      placementsPerS: (f['placedPassive']! + f['placedIoc']!) / result.seconds,
+      mainUs: cpuUs(result.serverMainCores, requestsPerS),
+      failures: f['status4xx']! + f['status5xx']! + f['status2xxOther']! + socketErrors(f),
+    };
+  };
+  log(`A/B rounds: closed loops of ${durationS} s, this build (AMM off) against the baseline, the first of each round alternating`);
+  for (let round = 0; round < abRoundCount; round++) {
+    const thisFirst = round % 2 === 0;
+    const first = await closedLoop(thisFirst ? current : baseline);
+    const second = await closedLoop(thisFirst ? baseline : current);
+    const entry: AbRound = { thisFirst, current: thisFirst ? first : second, baseline: thisFirst ? second : first };
+    rounds.push(entry);
+    log(
+      `  round ${round + 1} (${thisFirst ? 'this build first' : 'baseline first'}): this build ${fmtInt(entry.current.placementsPerS)} placements/s ` +
+        `(main thread ${entry.current.mainUs.toFixed(1)} µs per request), baseline ${fmtInt(entry.baseline.placementsPerS)} ` +
+        `(${entry.baseline.mainUs.toFixed(1)} µs): ${(entry.current.placementsPerS / entry.baseline.placementsPerS).toFixed(3)}`,
+    );
+  }
+}
+
+/** The median of the rounds' ratios (this build ÷ baseline), and how often this build and the first server were ahead. */
+function abSummary(rounds: readonly AbRound[]): { median: number; thisAhead: number; firstAhead: number; mainUsMedian: number } {
+  const ratios = rounds.map((round) => round.current.placementsPerS / round.baseline.placementsPerS).sort((a, b) => a - b);
+  const mainRatios = rounds.map((round) => round.current.mainUs / round.baseline.mainUs).sort((a, b) => a - b);
+  const middle = (sorted: number[]): number => {
+    const half = sorted.length >> 1;
+    return sorted.length % 2 === 1 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
+  };
+  return {
+    median: middle(ratios),
+    thisAhead: rounds.filter((round) => round.current.placementsPerS > round.baseline.placementsPerS).length,
+    firstAhead: rounds.filter((round) => (round.thisFirst ? round.current : round.baseline).placementsPerS > (round.thisFirst ? round.baseline : round.current).placementsPerS).length,
+    mainUsMedian: middle(mainRatios),
+  };
 }
 
 /** The figures of one configuration for the JSON line. */
@@ -925,7 +992,8 @@ try {
       `${wrkThreads} thread(s), ${wrkConnections} connections, ${durationS} s per timed run (warm-up ${warmupS} s)`,
   );
   const hello = await measureHello();
-  const measured = await measureOrders(tmp);
+  const abRounds: AbRound[] = [];
+  const measured = await measureOrders(tmp, abRounds);
   const verdict = (met: boolean): string => (met ? 'met' : 'NOT met');
   for (const orders of measured) {
     const { closed, paced } = orders;
@@ -972,8 +1040,17 @@ try {
     row('IOC fills against venues, closed loop', (orders) => pct(fig(orders.closed, 'iocVenueFills'), fig(orders.closed, 'iocFills') + fig(orders.closed, 'iocVenueFills')));
     row('post-only passives refused, closed loop', (orders) => pct(fig(orders.closed, 'postOnlyRefused'), fig(orders.closed, 'placedPassive') + fig(orders.closed, 'postOnlyRefused')));
   }
+  if (abRounds.length > 0) {
+    const summary = abSummary(abRounds);
+    log();
+    log(
+      `A/B rounds, this build against the baseline: median ratio ${summary.median.toFixed(3)} (this build ahead in ${summary.thisAhead} of ` +
+        `${abRounds.length}; the first of the round ahead in ${summary.firstAhead}); main thread µs per request, median ratio ${summary.mainUsMedian.toFixed(3)}`,
+    );
+  }
   log(`total bench time ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`);
   const problems = [
+    ...abRounds.flatMap((round, index) => (round.current.failures + round.baseline.failures > 0 ? [`A/B round ${index + 1}: some requests failed`] : [])),
     ...measured.flatMap((orders) => [
       failureProblem(orders.closed, `${orders.label}, closed-loop run`),
       failureProblem(orders.paced, `${orders.label}, run at ${pacedRate}/s`),
@@ -992,6 +1069,18 @@ try {
         ...(off === undefined ? {} : { amm_off: configJson(off, hello) }),
         ...(on === undefined || off === undefined ? {} : { orders_ratio_amm_on_to_off: round(on.closed.placementsPerS / off.closed.placementsPerS, 3) }),
         ...(baseline === undefined ? {} : { baseline_amm_off: configJson(baseline, hello) }),
+        ...(abRounds.length === 0
+          ? {}
+          : {
+              ab_rounds: abRounds.map((entry) => ({
+                this_first: entry.thisFirst,
+                orders_per_s: Math.round(entry.current.placementsPerS),
+                baseline_orders_per_s: Math.round(entry.baseline.placementsPerS),
+                cpu_us_per_request_main: round(entry.current.mainUs, 1),
+                baseline_cpu_us_per_request_main: round(entry.baseline.mainUs, 1),
+              })),
+              ab_ratio_median: round(abSummary(abRounds).median, 3),
+            }),
         hello_per_s: Math.round(hello.perS),
         hello_p50_ms: round(hello.run.figures['latencyP50Us']! / 1000, 3),
         hello_p99_ms: round(hello.run.figures['latencyP99Us']! / 1000, 3),
