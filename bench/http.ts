@@ -673,14 +673,22 @@ function ammLabel(amm: AmmMode): string {
   return amm === 'on' ? 'AMM on' : 'AMM off';
 }
 
-/** One configuration's order server, set up and seeded, ready for wrk runs. */
-/** One A/B round: each side's closed loop, placements/s and the main thread's CPU per request. */
-interface AbRound {
-  thisFirst: boolean;
-  current: { placementsPerS: number; mainUs: number; failures: number };
-  baseline: { placementsPerS: number; mainUs: number; failures: number };
+/** One side of an A/B round: its closed loop's placements/s, the main thread's CPU per request, failures. */
+interface AbSide {
+  placementsPerS: number;
+  mainUs: number;
+  failures: number;
+  requests: number;
 }
 
+/** One A/B round (`--rounds`): this build's side and the baseline's, and which ran first. */
+interface AbRound {
+  thisFirst: boolean;
+  current: AbSide;
+  baseline: AbSide;
+}
+
+/** One configuration's order server, set up and seeded, ready for wrk runs. */
 interface OrderServer {
   amm: AmmMode;
   baseline: boolean;
@@ -882,14 +890,15 @@ async function measureOrders(dir: string, abRounds: AbRound[]): Promise<OrderRun
 async function runAbRounds(servers: OrderServer[], rounds: AbRound[]): Promise<void> {
   const current = servers.find((server) => server.amm === 'off' && !server.baseline)!;
   const baseline = servers.find((server) => server.baseline)!;
-  const closedLoop = async (server: OrderServer): Promise<AbRound['current']> => {
+  const closedLoop = async (server: OrderServer): Promise<AbSide> => {
     const result = await server.run(durationS, 0);
     const f = result.figures;
-    const requestsPerS = f['requests']! / result.seconds;
     return {
       placementsPerS: (f['placedPassive']! + f['placedIoc']!) / result.seconds,
-      mainUs: cpuUs(result.serverMainCores, requestsPerS),
+      mainUs: cpuUs(result.serverMainCores, f['requests']! / result.seconds),
+      // As reportOrders counts them: the expected 404 and 409 answers are not failures.
       failures: f['status4xx']! + f['status5xx']! + f['status2xxOther']! + socketErrors(f),
+      requests: f['requests']!,
     };
   };
   log(`A/B rounds: closed loops of ${durationS} s, this build (AMM off) against the baseline, the first of each round alternating`);
@@ -1050,7 +1059,11 @@ try {
   }
   log(`total bench time ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`);
   const problems = [
-    ...abRounds.flatMap((round, index) => (round.current.failures + round.baseline.failures > 0 ? [`A/B round ${index + 1}: some requests failed`] : [])),
+    ...abRounds.flatMap((entry, index) =>
+      [entry.current, entry.baseline].flatMap((side, at) =>
+        side.failures > Math.max(10, failureShareMax * side.requests) ? [`A/B round ${index + 1}, ${at === 0 ? 'this build' : 'baseline'}: ${side.failures} of ${side.requests} requests failed`] : [],
+      ),
+    ),
     ...measured.flatMap((orders) => [
       failureProblem(orders.closed, `${orders.label}, closed-loop run`),
       failureProblem(orders.paced, `${orders.label}, run at ${pacedRate}/s`),
