@@ -1,8 +1,9 @@
 /**
  * The sequencer's batching, with a journal writer whose writes the test completes by hand: the batch that
  * filled while another was syncing goes to the disk before the synced one is answered, consumers and
- * submitters still see the batches in seq order, a command submitted from an answer is made durable, and
- * a failed write fails the batch that was syncing and the one filling.
+ * submitters still see the batches in seq order, a command submitted from an answer is made durable,
+ * a failed write fails the batch that was syncing and the one filling, and a batch's domain events read
+ * alone are those among all its events (a refused command's left out).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

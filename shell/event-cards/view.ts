@@ -8,7 +8,7 @@
  * It also remembers who owned the positions closed since the start, so that closing one of yours again is
  * a 409 rather than a 404 (positions closed before a restart are simply not found).
  */
-import { EventKind, type EngineEvent } from '../../engine/core/events.ts';
+import type { DomainEvent } from '../../engine/core/events.ts';
 import type { Engine } from '../../engine/core/engine.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
 import {
@@ -114,8 +114,7 @@ export class EventCardsView {
     }
   }
 
-  private apply(event: EngineEvent, ts: number): void {
-    if (event.kind !== EventKind.domain) return;
+  private apply(event: DomainEvent, ts: number): void {
     switch (event.type) {
       case EventCardsEventType.cardListed: {
         const body = event.body as CardListed;

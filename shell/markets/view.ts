@@ -8,7 +8,7 @@
  * resting orders the events name), open orders, the last trades, stakes, and the completion's results.
  * `subscribe` tells a listener about every change a stream needs: book levels, trades, status.
  */
-import { EventKind, type EngineEvent } from '../../engine/core/events.ts';
+import type { DomainEvent } from '../../engine/core/events.ts';
 import type { Engine } from '../../engine/core/engine.ts';
 import {
   MarketStatus,
@@ -169,8 +169,7 @@ export class MarketsView {
     for (const listener of this.listeners) listener(change);
   }
 
-  private apply(event: EngineEvent, seq: number, ts: number): void {
-    if (event.kind !== EventKind.domain) return;
+  private apply(event: DomainEvent, seq: number, ts: number): void {
     switch (event.type) {
       case MarketsEventType.marketCreated: {
         const created = event.body as MarketCreated;

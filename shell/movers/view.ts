@@ -5,7 +5,7 @@
  * The last ended round is kept from its RoundEnded event (after a restart, until the next round ends, there
  * is none to show).
  */
-import { EventKind, type EngineEvent } from '../../engine/core/events.ts';
+import type { DomainEvent } from '../../engine/core/events.ts';
 import type { Engine } from '../../engine/core/engine.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
 import { MoversEventType, type MoversConfigured, type MoversEntered, type RoundEnded, type RoundOpened } from '../../engine/domains/movers/commands.ts';
@@ -39,8 +39,7 @@ export class MoversView {
     batch.forEachDomainEvent((event) => this.apply(event));
   }
 
-  private apply(event: EngineEvent): void {
-    if (event.kind !== EventKind.domain) return;
+  private apply(event: DomainEvent): void {
     switch (event.type) {
       case MoversEventType.configured:
         this.roundMs = (event.body as MoversConfigured).roundMs;

@@ -6,7 +6,7 @@
  * prices view of its own, fed by the same batches.
  */
 import type { Mode } from '../../engine/core/commands.ts';
-import { EventKind, type EngineEvent } from '../../engine/core/events.ts';
+import type { DomainEvent } from '../../engine/core/events.ts';
 import type { Engine } from '../../engine/core/engine.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
 import {
@@ -120,8 +120,7 @@ export class PerpetualView {
     return [...open, ...settled].sort((a, b) => b.predictionId - a.predictionId).slice(0, limit);
   }
 
-  private apply(event: EngineEvent, ts: number): void {
-    if (event.kind !== EventKind.domain) return;
+  private apply(event: DomainEvent, ts: number): void {
     switch (event.type) {
       case PerpetualEventType.configured: {
         const body = event.body as PerpetualConfigured;

@@ -4,7 +4,7 @@
  * crash could take back. It starts from the recovered engine's prices (everything recovered is durable).
  */
 import { domainCommand } from '../../engine/core/domain.ts';
-import { EventKind, type EngineEvent } from '../../engine/core/events.ts';
+import type { DomainEvent } from '../../engine/core/events.ts';
 import type { DomainPort } from '../../engine/core/port.ts';
 import { Result } from '../../engine/core/results.ts';
 import { pricesOf } from '../../engine/domains/index.ts';
@@ -45,8 +45,7 @@ export class PricesView {
     batch.forEachDomainEvent((event, _seq, ts) => this.apply(event, ts));
   }
 
-  private apply(event: EngineEvent, ts: number): void {
-    if (event.kind !== EventKind.domain) return;
+  private apply(event: DomainEvent, ts: number): void {
     this.port.nowMs = ts;
     let result;
     if (event.type === PricesEventType.pricesTicked) {

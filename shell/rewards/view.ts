@@ -3,7 +3,7 @@
  * rewards per token, the last accrual's and payout's times, starting from the recovered engine's state and
  * following the domain's durable events (RewardsAccrued adds to pending, RewardsPaid moves it to paid).
  */
-import { EventKind, type EngineEvent } from '../../engine/core/events.ts';
+import type { DomainEvent } from '../../engine/core/events.ts';
 import type { Engine } from '../../engine/core/engine.ts';
 import type { DurableBatch } from '../../engine/runtime/sequencer.ts';
 import { RewardsEventType, type PayoutsConfigured, type RewardsAccrued, type RewardsConfigured, type RewardsPaid } from '../../engine/domains/rewards/commands.ts';
@@ -56,8 +56,7 @@ export class RewardsView {
     batch.forEachDomainEvent((event) => this.apply(event));
   }
 
-  private apply(event: EngineEvent): void {
-    if (event.kind !== EventKind.domain) return;
+  private apply(event: DomainEvent): void {
     if (event.type === RewardsEventType.configured) {
       const body = event.body as RewardsConfigured;
       this.intervalMs = body.intervalMs;

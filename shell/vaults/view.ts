@@ -9,7 +9,7 @@
  * figures computed from it, are the same after a restart. Trades are the view's own bounded ring, from
  * VaultTraded events since the process started.
  */
-import { EventKind, type EngineEvent } from '../../engine/core/events.ts';
+import type { DomainEvent } from '../../engine/core/events.ts';
 import type { Engine } from '../../engine/core/engine.ts';
 import type { Mode } from '../../engine/core/commands.ts';
 import { inDomainRange } from '../../engine/core/domain.ts';
@@ -148,8 +148,8 @@ export class VaultsView {
     batch.forEachDomainEvent((event, _seq, ts) => this.apply(event, ts));
   }
 
-  private apply(event: EngineEvent, ts: number): void {
-    if (event.kind !== EventKind.domain || !inDomainRange(vaultsDomainId, event.type)) return;
+  private apply(event: DomainEvent, ts: number): void {
+    if (!inDomainRange(vaultsDomainId, event.type)) return;
     switch (event.type) {
       case VaultsEventType.configured:
         this.strategyMs = (event.body as { strategyMs: number }).strategyMs;
