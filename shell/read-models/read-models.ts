@@ -79,6 +79,11 @@ export interface ReadModelsOptions {
   readonly markets: Markets;
   /** The markets file, which the worker loads for itself. */
   readonly marketsPath: string;
+  /**
+   * The worker thread's nice value (thread-priority.ts): 0 or absent keeps the process's priority; the
+   * server passes READ_MODELS_NICE (10 by default), so the order thread gets a core first.
+   */
+  readonly workerNice?: number;
   /** Called when the worker fails; by default the error is thrown from a fresh stack and stops the process. */
   readonly onFailure?: (error: Error) => void;
 }
@@ -132,7 +137,7 @@ export class ReadModels {
     this.queries.forEachOpenOrder((order) => this.openOrders.load(order));
     this.appliedSeq = lastSeq;
     this.postedSeq = lastSeq;
-    const input: ReadModelWorkerInput = { dataDir: this.options.dataDir, marketsPath: this.options.marketsPath };
+    const input: ReadModelWorkerInput = { dataDir: this.options.dataDir, marketsPath: this.options.marketsPath, nice: this.options.workerNice ?? 0 };
     const worker = startWorker('shell/read-models/worker', input);
     worker.on('message', (message: FromReadModelWorker) => this.onMessage(message));
     worker.on('error', (error) => this.fail(error));
