@@ -5,7 +5,7 @@
 import type { SyncMode } from '../engine/journal/segments.ts';
 import { epochMsMax, epochMsMin } from '../engine/domains/perpetual/commands.ts';
 import { Result } from '../engine/core/results.ts';
-import { niceMax } from './thread-priority.ts';
+import { threadPriorities, type ThreadPriority } from './thread-priority.ts';
 import { newConversion, parseStep, toSteps } from '../engine/core/units.ts';
 import { epochMsMax as arenaEpochMsMax, epochMsMin as arenaEpochMsMin, mmInventoryLotsMax, mmSpreadBpsMax, mmSpreadBpsMin, orderLotsMax } from '../engine/domains/arena/commands.ts';
 
@@ -29,8 +29,8 @@ export interface Config {
   readonly bodyBytesMax: number;
   readonly snapshotEveryCommands: number;
   readonly snapshotEveryMs: number;
-  /** Nice value of the read models' worker thread (0: as the process; up to 19), below the order path. */
-  readonly readModelsNice: number;
+  /** How the read models' worker thread runs below the order path (thread-priority.ts). */
+  readonly readModelsPriority: ThreadPriority;
   /** Bytes a WebSocket subscriber may fall behind before it is disconnected. */
   readonly wsBackpressureBytes: number;
   /** Open WebSocket connections at most; further upgrades get 503. */
@@ -110,6 +110,12 @@ export function flag(env: SettingsEnv, name: string): boolean {
   return text === '1';
 }
 
+function threadPriority(text: string): ThreadPriority {
+  const priority = threadPriorities.find((known) => known === text);
+  if (priority === undefined) throw new Error(`READ_MODELS_PRIORITY must be ${threadPriorities.join(', ')}`);
+  return priority;
+}
+
 function ammFlow(text: string): 'sim' | 'off' {
   if (text !== 'sim' && text !== 'off') throw new Error('AMM_FLOW must be sim or off');
   return text;
@@ -128,7 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyBytesMax: integer(env, 'BODY_BYTES_MAX', 64 * 1024, 1024, 16 * 1024 * 1024),
     snapshotEveryCommands: integer(env, 'SNAPSHOT_EVERY_COMMANDS', 1_000_000, 1, Number.MAX_SAFE_INTEGER),
     snapshotEveryMs: integer(env, 'SNAPSHOT_EVERY_MS', 300_000, 1000, Number.MAX_SAFE_INTEGER),
-    readModelsNice: integer(env, 'READ_MODELS_NICE', 10, 0, niceMax),
+    readModelsPriority: threadPriority(env['READ_MODELS_PRIORITY'] ?? 'idle'),
     wsBackpressureBytes: integer(env, 'WS_BACKPRESSURE_BYTES', 1024 * 1024, 16 * 1024, 256 * 1024 * 1024),
     wsConnectionsMax: integer(env, 'WS_CONNECTIONS_MAX', 20_000, 1, 1_000_000),
     wsSnapshotOrdersPerS: integer(env, 'WS_SNAPSHOT_ORDERS_PER_S', 100_000, 1000, 100_000_000),

@@ -108,7 +108,7 @@ async function startLocked(config: Config, log: Log, clock: () => number, lock: 
     return chain.id;
   });
   const db = openDatabase(config.dataDir);
-  const readModels = new ReadModels({ dataDir: config.dataDir, markets, marketsPath, workerNice: config.readModelsNice });
+  const readModels = new ReadModels({ dataDir: config.dataDir, markets, marketsPath, workerPriority: config.readModelsPriority });
   const tickers = new Tickers(markets, clock);
   // Consumers of durable batches, in order: each sees a batch once its journal write is durable and
   // before any submitter of it is answered, so nothing is shown that a crash could take back. The tickers

@@ -1,60 +1,65 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { defaultMarketsPath, loadMarkets } from '../engine/runtime/markets.ts';
 import { ReadModels } from './read-models/read-models.ts';
-import { lowerThreadPriority, niceMax, threadId } from './thread-priority.ts';
+import { lowNice, lowerThreadPriority, schedIdle, threadId, threadScheduling, type ThreadPriority } from './thread-priority.ts';
 
-/** Each thread of this process and its nice value, from /proc/self/task/<tid>/stat (field 19). */
-function niceByThread(): Map<number, number> {
-  const nice = new Map<number, number>();
+/** Linux's number for the normal policy, SCHED_OTHER. */
+const schedOther = 0;
+
+/** Each thread of this process with its nice value and policy. */
+function threads(): Map<number, { nice: number; policy: number }> {
+  const all = new Map<number, { nice: number; policy: number }>();
   for (const name of readdirSync('/proc/self/task')) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/self/task/${name}/stat`, 'utf8');
-    } catch {
-      continue; // the thread ended meanwhile
-    }
-    // The command name (field 2) is in parentheses and may hold spaces: count fields after the last ")".
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    nice.set(Number(name), Number(fields[16]));
+    const scheduling = threadScheduling(Number(name));
+    if (scheduling !== null) all.set(Number(name), scheduling);
   }
-  return nice;
+  return all;
 }
 
-test('the main thread names itself: its thread id is the process id', () => {
+test('the main thread names itself: its thread id is the process id, at the normal policy and nice 0', () => {
   assert.equal(threadId(), process.pid);
+  assert.deepEqual(threadScheduling(process.pid), { nice: 0, policy: schedOther });
 });
 
-test('a nice value outside 0..19 is refused before anything changes', () => {
-  const before = niceByThread().get(process.pid);
-  for (const bad of [-1, niceMax + 1, 2.5, Number.NaN]) assert.throws(() => lowerThreadPriority(bad), RangeError);
-  assert.equal(lowerThreadPriority(0), before, 'nice 0 leaves the thread as it is');
-  assert.equal(niceByThread().get(process.pid), before);
+test('`normal` changes nothing', () => {
+  assert.equal(lowerThreadPriority('normal'), 'normal');
+  assert.deepEqual(threadScheduling(process.pid), { nice: 0, policy: schedOther });
 });
 
-test("the read models' worker runs at the nice value it is given, and no other thread of the process moves", async () => {
+/** Starts read models whose worker runs at `priority`; returns the scheduling of the one thread that moved, once it has. */
+async function workerScheduling(priority: ThreadPriority): Promise<{ nice: number; policy: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'thread-priority-'));
-  const before = niceByThread();
-  assert.equal(before.get(process.pid), 0, 'the test process runs at nice 0');
-  const readModels = new ReadModels({ dataDir, markets: loadMarkets(defaultMarketsPath), marketsPath: defaultMarketsPath, workerNice: 7 });
+  const before = threads();
+  const readModels = new ReadModels({ dataDir, markets: loadMarkets(defaultMarketsPath), marketsPath: defaultMarketsPath, workerPriority: priority });
   try {
     readModels.finishReplay(0);
     // The worker lowers itself as its module starts; wait for it (a few hundred ms from the sources).
-    let lowered: number[] = [];
-    for (let waited = 0; waited < 20_000 && lowered.length === 0; waited += 50) {
+    let moved: Array<{ nice: number; policy: number }> = [];
+    for (let waited = 0; waited < 20_000; waited += 50) {
       await sleep(50);
-      lowered = [...niceByThread()].filter(([tid, nice]) => !before.has(tid) && nice === 7).map(([tid]) => tid);
+      moved = [...threads()].filter(([tid, scheduling]) => !before.has(tid) && scheduling.nice === lowNice).map(([, scheduling]) => scheduling);
+      if (moved.length > 0 && (priority !== 'idle' || moved[0]!.policy === schedIdle)) break;
     }
-    assert.equal(lowered.length, 1, 'exactly one new thread, the worker, runs at nice 7');
-    const after = niceByThread();
-    for (const [tid, nice] of before) if (after.has(tid)) assert.equal(after.get(tid), nice, `thread ${tid} kept its nice value`);
-    assert.equal(after.get(process.pid), 0, 'the order thread keeps its priority');
+    assert.equal(moved.length, 1, `exactly one new thread, the worker, runs at nice ${lowNice}`);
+    const after = threads();
+    for (const [tid, scheduling] of before) if (after.has(tid)) assert.deepEqual(after.get(tid), scheduling, `thread ${tid} kept its priority`);
+    assert.deepEqual(after.get(process.pid), { nice: 0, policy: schedOther }, 'the order thread keeps its priority');
+    return moved[0]!;
   } finally {
     await readModels.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+test("the read models' worker at `low` runs at nice 19 and the normal policy; no other thread moves", async () => {
+  assert.deepEqual(await workerScheduling('low'), { nice: lowNice, policy: schedOther });
+});
+
+test("the read models' worker at `idle` runs at SCHED_IDLE; no other thread moves", async () => {
+  assert.deepEqual(await workerScheduling('idle'), { nice: lowNice, policy: schedIdle });
 });

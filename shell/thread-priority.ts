@@ -1,37 +1,55 @@
 /**
- * Background threads below the order path. On Linux each thread of a process is a task with a nice value
- * of its own, and setpriority(2) given a thread id changes that thread alone (the man page's notes: the
- * nice value is a per-thread attribute under NPTL); `os.setPriority` passes the id through. A worker thread
- * finds its id in /proc/thread-self. Raising one's own nice value needs no privilege.
+ * Background threads below the order path. On Linux each thread of a process is a task with a scheduling
+ * policy and a nice value of its own: setpriority(2) and sched_setscheduler(2) given a thread id change
+ * that thread alone (the man pages' notes: under NPTL these are per-thread attributes). A worker thread
+ * finds its id in /proc/thread-self. Lowering one's own priority needs no privilege.
+ *
+ * - `low`: nice 19, through `os.setPriority`. The scheduler gives the thread a small share of a core
+ *   whenever others want it, but a thread it is running is not always interrupted when a normal one wakes.
+ * - `idle`: the SCHED_IDLE policy (nice 19 first, kept if the policy cannot be had). The thread runs when
+ *   a core has nothing else to do, and a normal thread that wakes takes the core from it at once. Node has
+ *   no call for the policy, so util-linux's `chrt --idle` sets it, once, when the thread starts.
+ * - `normal`: the process's priority.
  *
  * Why: the read models' worker writes every order and trade into SQLite, about a third of a core at full
- * order rate, on the same cores as the thread that answers orders. At equal priority the scheduler lets it
- * run while the order thread's sockets wait; one step of nice makes the scheduler pick the order thread
- * first when both want a core, and the worker takes the rest (bench/README.md, bench:http, "Background
- * threads at a lower priority"). What the worker cannot write in time stays bounded by the read models'
- * lag limit, as before.
+ * order rate, on the same cores as the thread that answers orders. At equal priority the order thread's
+ * wake-ups waited for it; bench:http in rounds answered 1.06 times as many orders with the writer at nice 10
+ * and 1.14 times as many again with it at SCHED_IDLE (bench/README.md, bench:http, "Background threads").
+ * What the writer cannot write in time stays bounded by the read models' lag limit (order routes refuse
+ * with 503 beyond it), as before.
  */
-import { readlinkSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
-/** The nice values a thread may lower itself to: 0 (unchanged) to 19 (the lowest priority). */
-export const niceMax = 19;
+export const threadPriorities = ['idle', 'low', 'normal'] as const;
+export type ThreadPriority = (typeof threadPriorities)[number];
+
+/** The nice value of `low` (and of `idle` where the policy cannot be had): the lowest there is. */
+export const lowNice = 19;
+/** Linux's number for the SCHED_IDLE policy, as /proc shows it. */
+export const schedIdle = 5;
 
 /**
- * Lowers the calling thread's priority to `nice` (1 to 19; 0 leaves it as it is). Returns the thread's nice
- * value afterwards, or null where threads have no id of their own to name (no /proc/thread-self: not Linux)
- * or the system refused; the thread then keeps running at the process's priority.
+ * Lowers the calling thread to `priority`. Returns what it runs at afterwards: `idle`, `low`, or
+ * `normal` where nothing could be changed (no /proc/thread-self: not Linux).
  */
-export function lowerThreadPriority(nice: number): number | null {
-  if (!Number.isInteger(nice) || nice < 0 || nice > niceMax) throw new RangeError(`nice must be an integer from 0 to ${niceMax}, not ${nice}`);
+export function lowerThreadPriority(priority: ThreadPriority): ThreadPriority {
+  if (priority === 'normal') return 'normal';
   const tid = threadId();
-  if (tid === null) return null;
+  if (tid === null) return 'normal';
+  let got: ThreadPriority = 'normal';
   try {
-    if (nice > 0 && getPriority(tid) < nice) setPriority(tid, nice);
-    return getPriority(tid);
+    if (getPriority(tid) < lowNice) setPriority(tid, lowNice);
+    got = 'low';
   } catch {
-    return null;
+    return 'normal';
   }
+  if (priority === 'idle') {
+    const chrt = spawnSync('chrt', ['--idle', '--pid', '0', String(tid)], { stdio: 'ignore', timeout: 5_000 });
+    if (chrt.status === 0 && threadPolicy(tid) === schedIdle) got = 'idle';
+  }
+  return got;
 }
 
 /** The calling thread's kernel id (Linux), or null. */
@@ -45,4 +63,22 @@ export function threadId(): number | null {
   // "<pid>/task/<tid>"
   const tid = Number(link.slice(link.lastIndexOf('/') + 1));
   return Number.isSafeInteger(tid) && tid > 0 ? tid : null;
+}
+
+/** Nice value and scheduling policy of one of this process's threads, from /proc (null once it has ended). */
+export function threadScheduling(tid: number): { nice: number; policy: number } | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // The command name (field 2) is in parentheses and may hold spaces: count the fields after the last ")".
+  // Field 19 is the nice value, field 41 the policy.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { nice: Number(fields[16]), policy: Number(fields[38]) };
+}
+
+function threadPolicy(tid: number): number | null {
+  return threadScheduling(tid)?.policy ?? null;
 }

@@ -19,6 +19,8 @@ import type { Db } from '../store/database.ts';
 import { openReadModelDatabase } from './schema.ts';
 import { candleIntervals } from './candles.ts';
 import { ReadModels, postCommandsMax, postIntervalMs, postWaitMs } from './read-models.ts';
+import { commitIntervalMs, commitWaitMs } from './commit-policy.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ReadModelQueries } from './queries.ts';
 import { ReadModelWriter, replayCommandsPerTransaction } from './writer.ts';
 import { Tickers, minuteMs, windowMinutes } from './ticker.ts';
@@ -289,8 +291,8 @@ interface Opened {
 }
 
 /** The server's wiring: read models (on their worker) and tickers fed by durable batches, and by the replay feed at start. */
-function openAll(dataDir: string, clock: () => number): Opened {
-  const readModels = new ReadModels({ dataDir, markets, marketsPath: defaultMarketsPath });
+function openAll(dataDir: string, clock: () => number, commitIntervalMs?: number): Opened {
+  const readModels = new ReadModels({ dataDir, markets, marketsPath: defaultMarketsPath, ...(commitIntervalMs === undefined ? {} : { commitIntervalMs }) });
   const tickers = new Tickers(markets, clock);
   const durable = DurableEngine.open({
     dataDir,
@@ -393,6 +395,73 @@ test('read models written on their worker answer after their writes, and lost tr
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(copyDir, { recursive: true, force: true });
   }
+});
+
+test('the worker commits on its interval, not per message, and at once for a query that waits', { timeout: 120_000 }, async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'read-models-commits-'));
+  let now = startTs;
+  const clock = (): number => (now += 211);
+  const committedSeq = (): number => {
+    const reader = openReadModelDatabase(dataDir);
+    try {
+      return reader.prepare('SELECT applied_seq FROM read_model_progress WHERE id = 1').pluck().get() as number;
+    } finally {
+      reader.close();
+    }
+  };
+  const generatorOf = (opened: Opened): { generator: CommandGenerator; funding: Command[] } => {
+    const engine = opened.durable.engine;
+    const generator = new CommandGenerator({ seed: 34, markets, domains: domainGenerators(), oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
+    return { generator, funding: generator.fundingCommands() };
+  };
+  try {
+    // An interval of an hour: nothing is committed unless a query asks.
+    const idle = openAll(dataDir, clock, 3_600_000);
+    try {
+      const { generator, funding } = generatorOf(idle);
+      await submit(idle.durable, generator, funding, 3_000);
+      const durableSeq = idle.durable.sequencer.durableSeq;
+      // Every batch reaches the worker within a few message intervals; it writes them and commits none.
+      await sleep(5 * postIntervalMs);
+      assert.equal(committedSeq(), 0, 'written, not committed');
+      assert.equal(idle.readModels.appliedSeq, 0);
+      assert.equal(idle.readModels.lagCommands, durableSeq, 'every durable command is with the worker, none committed');
+      // A query for the last durable command: every batch is with the worker already, so a commit message
+      // wakes it; the query is answered once the rows are committed.
+      await idle.readModels.whenApplied(durableSeq);
+      assert.ok(idle.readModels.appliedSeq >= durableSeq);
+      assert.ok(committedSeq() >= durableSeq, 'committed for the query');
+      await idle.durable.close();
+    } finally {
+      await idle.readModels.close();
+    }
+    const closedSeq = committedSeq();
+    // A short interval: rows nobody asks for are committed all the same, within it.
+    const timed = openAll(dataDir, clock, 50);
+    try {
+      assert.equal(timed.readModels.appliedSeq, closedSeq);
+      const { generator, funding } = generatorOf(timed);
+      await submit(timed.durable, generator, funding, 2_000);
+      const durableSeq = timed.durable.sequencer.durableSeq;
+      assert.ok(durableSeq > closedSeq);
+      for (let waited = 0; committedSeq() < durableSeq && waited < 10_000; waited += 20) await sleep(20);
+      assert.equal(committedSeq(), durableSeq, 'committed on the timer, no query asking');
+      await timed.durable.close();
+    } finally {
+      await timed.readModels.close();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('the worker may leave rows uncommitted for the rest of its interval, and not at all while a query waits', () => {
+  assert.equal(commitWaitMs(false, 1_000, 1_000), commitIntervalMs);
+  assert.equal(commitWaitMs(false, 1_000, 1_030), commitIntervalMs - 30);
+  assert.equal(commitWaitMs(false, 1_000, 1_000 + commitIntervalMs), 0);
+  assert.equal(commitWaitMs(false, 1_000, 1_000 + 5 * commitIntervalMs), 0);
+  assert.equal(commitWaitMs(true, 1_000, 1_000), 0);
+  assert.equal(commitWaitMs(false, 0, 10, 3_600_000), 3_600_000 - 10);
 });
 
 test('batches go to the worker after the interval, at once when a query waits or enough commands are packed', () => {

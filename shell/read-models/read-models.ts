@@ -6,12 +6,14 @@
  * and posted to a worker thread that writes and commits them (worker.ts, writer.ts); in bench:http the
  * SQLite statements were a sixth of the order thread's time when they ran there. One message is in flight
  * at a time: batches that become durable while the worker is busy go together in the next one, so under
- * load each message and each commit carries many batches (a message and a commit per batch cost the order
- * thread a wake-up each and the worker a WAL write each). Queries run here, on a
- * connection of their own, and see committed transactions only; so that a client reads its own writes,
- * a query first waits (`whenApplied`) until the worker has committed every command that was durable when
- * the query arrived, which is every command the client was answered for. Under light load that wait is
- * already over; under heavy load it is the worker's commit delay, a millisecond or so. A user's open
+ * load each message carries many batches (a message per batch cost the order thread a wake-up each), and
+ * each commit many messages (commit-policy.ts: a commit writes the changed pages to the WAL each time).
+ * Queries run here, on a connection of their own, and see committed transactions only; so that a client
+ * reads its own writes, a query first waits (`whenApplied`) until the worker has committed every command
+ * that was durable when the query arrived, which is every command the client was answered for. While a
+ * query waits, a shared flag tells the worker to commit as soon as it has written what it holds (a `commit`
+ * message wakes it when it holds everything already). Under light load that wait is short; under heavy
+ * load it is the rest of the message being written and the next one, some milliseconds. A user's open
  * orders, the read polled most, are answered from memory instead (open-orders.ts), fed here with every
  * durable batch as it is handed over: they never wait and never make the worker commit early.
  *
@@ -35,6 +37,8 @@ import { ReadModelQueries } from './queries.ts';
 import { openReadModelDatabase } from './schema.ts';
 import type { FromReadModelWorker, ReadModelWorkerInput, ToReadModelWorker } from './worker.ts';
 import { ReadModelWriter } from './writer.ts';
+import { commitIntervalMs } from './commit-policy.ts';
+import type { ThreadPriority } from '../thread-priority.ts';
 
 /** Commands the worker may be behind before order routes are refused (about half a minute at full load). */
 export const lagCommandsMax = 1_000_000;
@@ -42,11 +46,8 @@ export const lagCommandsMax = 1_000_000;
  * Time between two messages to the worker at least, unless a query is waiting for them or
  * `postCommandsMax` commands are packed. Each message wakes the worker, and on a busy two-core machine a
  * wake-up cost the order thread 60-150 µs (5 % of its time in bench:http at one message per durable batch,
- * 300 a second). Each message is also one SQLite transaction, and a transaction's commit writes every page
- * it changed to the WAL once, however many rows changed it: the pages of the tables' and indexes' ends are
- * written again by every commit. In a closed loop of orders without reads, at 25 ms the worker spent 12 %
- * of its samples in `commit` and 22 µs of CPU per order request; at 100 ms, 6.5 % and 12 µs (bench:http,
- * bench/README.md). Queries that wait make it commit as often as they come, whatever the interval.
+ * 300 a second). Messages are not commits: the worker commits on its own schedule (commit-policy.ts), at
+ * once while a query waits. Queries that wait make messages go as soon as they come, whatever the interval.
  */
 export const postIntervalMs = 100;
 /**
@@ -80,10 +81,12 @@ export interface ReadModelsOptions {
   /** The markets file, which the worker loads for itself. */
   readonly marketsPath: string;
   /**
-   * The worker thread's nice value (thread-priority.ts): 0 or absent keeps the process's priority; the
-   * server passes READ_MODELS_NICE (10 by default), so the order thread gets a core first.
+   * How the worker thread runs (thread-priority.ts): absent keeps the process's priority; the server
+   * passes READ_MODELS_PRIORITY (`idle` by default), so the order thread gets a core first.
    */
-  readonly workerNice?: number;
+  readonly workerPriority?: ThreadPriority;
+  /** Longest the worker leaves written rows uncommitted while no query waits (commit-policy.ts; tests shorten or lengthen it). */
+  readonly commitIntervalMs?: number;
   /** Called when the worker fails; by default the error is thrown from a fresh stack and stops the process. */
   readonly onFailure?: (error: Error) => void;
 }
@@ -102,8 +105,11 @@ export class ReadModels {
   appliedSeq: number;
   /** Seq of the last batch handed over (posted, or packed to go with the next message). */
   private postedSeq: number;
-  /** Whether a message is with the worker and not yet answered. */
-  private inFlight = false;
+  /** Messages posted to the worker, and how many of them it has answered for. */
+  private postedMessages = 0;
+  private answeredMessages = 0;
+  /** One Int32 shared with the worker: 1 while any query waits (it then commits without waiting). */
+  private readonly queryWaiting = new Int32Array(new SharedArrayBuffer(4));
   /** When the last message went (runtime clock), and the timer that sends the next one, if set. */
   private lastPostMs = -Infinity;
   private postTimer: NodeJS.Timeout | null = null;
@@ -137,7 +143,13 @@ export class ReadModels {
     this.queries.forEachOpenOrder((order) => this.openOrders.load(order));
     this.appliedSeq = lastSeq;
     this.postedSeq = lastSeq;
-    const input: ReadModelWorkerInput = { dataDir: this.options.dataDir, marketsPath: this.options.marketsPath, nice: this.options.workerNice ?? 0 };
+    const input: ReadModelWorkerInput = {
+      dataDir: this.options.dataDir,
+      marketsPath: this.options.marketsPath,
+      priority: this.options.workerPriority ?? 'normal',
+      queryWaiting: this.queryWaiting.buffer as SharedArrayBuffer,
+      commitIntervalMs: this.options.commitIntervalMs ?? commitIntervalMs,
+    };
     const worker = startWorker('shell/read-models/worker', input);
     worker.on('message', (message: FromReadModelWorker) => this.onMessage(message));
     worker.on('error', (error) => this.fail(error));
@@ -165,7 +177,12 @@ export class ReadModels {
    * worker's answer sends it later.
    */
   private schedulePost(): void {
-    if (this.inFlight || !this.packer.pending) return;
+    if (this.inFlight) return;
+    if (!this.packer.pending) {
+      // The rows a query waits for may be written and not yet committed (the worker defers its commits).
+      if (this.waiters.length > 0 && this.appliedSeq < this.postedSeq) this.postMessage({ type: 'commit' });
+      return;
+    }
     const waitMs = postWaitMs(this.waiters.length, this.packer.commands, this.lastPostMs, performance.now());
     if (waitMs <= 0) {
       if (this.postTimer !== null) clearTimeout(this.postTimer);
@@ -182,9 +199,17 @@ export class ReadModels {
   private post(): void {
     this.lastPostMs = performance.now();
     const packed = this.packer.take();
-    const message: ToReadModelWorker = { type: 'batch', batch: packed };
-    this.worker!.postMessage(message, transferables(packed));
-    this.inFlight = true;
+    this.postMessage({ type: 'batch', batch: packed }, transferables(packed));
+  }
+
+  private postMessage(message: ToReadModelWorker, transfer?: ArrayBuffer[]): void {
+    this.worker!.postMessage(message, transfer);
+    this.postedMessages++;
+  }
+
+  /** Whether a message is with the worker and not yet answered. */
+  private get inFlight(): boolean {
+    return this.answeredMessages < this.postedMessages;
   }
 
   /** Commands handed to the worker and not yet committed. */
@@ -206,6 +231,7 @@ export class ReadModels {
     if (seq <= this.appliedSeq) return null;
     if (this.waiters.length >= waitersMax) throw new ReadModelsBusyError(`${this.waiters.length} queries waiting`);
     const ready = new Promise<void>((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
+    Atomics.store(this.queryWaiting, 0, 1);
     this.schedulePost();
     return ready;
   }
@@ -220,8 +246,7 @@ export class ReadModels {
         if (this.postTimer !== null) clearTimeout(this.postTimer);
         this.postTimer = null;
         if (this.packer.pending) this.post();
-        const message: ToReadModelWorker = { type: 'close' };
-        worker.postMessage(message);
+        this.postMessage({ type: 'close' });
         await done;
         await worker.terminate();
       }
@@ -232,13 +257,14 @@ export class ReadModels {
 
   private onMessage(message: FromReadModelWorker): void {
     this.appliedSeq = message.seq;
-    this.inFlight = false;
-    if (message.type === 'applied') this.schedulePost();
     const waiters = this.waiters;
     let served = 0;
     while (served < waiters.length && waiters[served]!.seq <= message.seq) waiters[served++]!.resolve();
     if (served > 0) waiters.splice(0, served);
-    if (message.type === 'closed') this.closed?.();
+    if (waiters.length === 0) Atomics.store(this.queryWaiting, 0, 0);
+    if (message.type === 'closed') return this.closed?.();
+    this.answeredMessages = message.received;
+    this.schedulePost();
   }
 
   private fail(error: Error): void {

@@ -32,6 +32,8 @@ export const replayCommandsPerTransaction = 16_384;
 export class ReadModelWriter {
   /** Seq of the last command whose events are in the tables (committed or in the open transaction). */
   appliedSeq: number;
+  /** Seq of the last command whose events are committed. */
+  committedSeq: number;
   private readonly changes = new OrderChanges();
   private readonly candleBuckets: CandleBuckets;
   /** Dense index of each pair by id (the engine keeps pair ids small). */
@@ -85,6 +87,7 @@ export class ReadModelWriter {
       trades = trades + excluded.trades`);
 
     this.appliedSeq = (db.prepare('SELECT applied_seq FROM read_model_progress WHERE id = 1').pluck().get() as number | undefined) ?? 0;
+    this.committedSeq = this.appliedSeq;
     for (const pair of markets.pairs) {
       while (this.pairIndexById.length <= pair.id) this.pairIndexById.push(-1);
       this.pairIndexById[pair.id] = pair.index;
@@ -124,8 +127,14 @@ export class ReadModelWriter {
     if (this.uncommittedCommands > 0) {
       this.commitTransaction.run();
       this.uncommittedCommands = 0;
+      this.committedSeq = this.appliedSeq;
     }
-    return this.appliedSeq;
+    return this.committedSeq;
+  }
+
+  /** Whether live batches are written and not yet committed. */
+  get uncommitted(): boolean {
+    return this.uncommittedCommands > 0;
   }
 
   /** The replay feed for DurableEngine.open: the events of every command after `applied_seq`. */
@@ -253,6 +262,7 @@ export class ReadModelWriter {
   private commitReplay(seq: number): void {
     this.write(seq);
     this.commitTransaction.run();
+    this.committedSeq = seq;
   }
 
   /** Writes the gathered orders and candles and the progress into the open transaction. */
