@@ -14,7 +14,8 @@
  * Why: the read models' worker writes every order and trade into SQLite, about a third of a core at full
  * order rate, on the same cores as the thread that answers orders. At equal priority the order thread's
  * wake-ups waited for it; bench:http in rounds answered 1.06 times as many orders with the writer at nice 10
- * and 1.14 times as many again with it at SCHED_IDLE (bench/README.md, bench:http, "Background threads").
+ * and 1.14 times as many again with it at SCHED_IDLE (bench/README.md, bench:http, "Background threads
+ * below the order path").
  * What the writer cannot write in time stays bounded by the read models' lag limit (order routes refuse
  * with 503 beyond it), as before.
  */

@@ -3,8 +3,10 @@
  * however many rows changed it, and the pages at the ends of the tables and their indexes change in every
  * transaction: the fewer the commits, the less the worker writes for the same rows. Before, the worker
  * committed after every message (one at least every 1 024 commands at full order rate, about 35 a second
- * in bench:http); with commits at most every `commitIntervalMs` unless a query waits, the same closed loop
- * answered 1.15 times as many orders (bench/README.md, bench:http, "Fewer read-model commits").
+ * in bench:http); it now commits at most every `commitIntervalMs` unless a query waits, which writes the
+ * WAL 3-4 times less at that rate. The writer's cost per command falls with the transaction's size
+ * (bench/read-models.ts); bench:http's closed loop did not move measurably with this alone (bench/README.md,
+ * bench:http, "Background threads below the order path").
  *
  * Commits do not wait when a query waits for rows: the main thread raises a shared flag while any query
  * waits, and the worker commits as soon as it has written the message in hand. So waiting queries are
