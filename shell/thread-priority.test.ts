@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { defaultMarketsPath, loadMarkets } from '../engine/runtime/markets.ts';
 import { ReadModels } from './read-models/read-models.ts';
+import { loadConfig } from './config.ts';
 import { lowNice, lowerThreadPriority, schedIdle, threadId, threadScheduling, type ThreadPriority } from './thread-priority.ts';
 
 /** Linux's number for the normal policy, SCHED_OTHER. */
@@ -24,6 +25,12 @@ function threads(): Map<number, { nice: number; policy: number }> {
 test('the main thread names itself: its thread id is the process id, at the normal policy and nice 0', () => {
   assert.equal(threadId(), process.pid);
   assert.deepEqual(threadScheduling(process.pid), { nice: 0, policy: schedOther });
+});
+
+test('READ_MODELS_PRIORITY: idle by default, one of idle, low, normal, anything else stops the start', () => {
+  assert.equal(loadConfig({}).readModelsPriority, 'idle');
+  for (const priority of ['idle', 'low', 'normal'] as const) assert.equal(loadConfig({ READ_MODELS_PRIORITY: priority }).readModelsPriority, priority);
+  for (const bad of ['', 'IDLE', 'nice', '19']) assert.throws(() => loadConfig({ READ_MODELS_PRIORITY: bad }), /READ_MODELS_PRIORITY must be idle, low, normal/);
 });
 
 test('`normal` changes nothing', () => {
