@@ -39,18 +39,14 @@ export function lowerThreadPriority(priority: ThreadPriority): ThreadPriority {
   if (priority === 'normal') return 'normal';
   const tid = threadId();
   if (tid === null) return 'normal';
-  let got: ThreadPriority = 'normal';
   try {
     if (getPriority(tid) < lowNice) setPriority(tid, lowNice);
-    got = 'low';
   } catch {
     return 'normal';
   }
-  if (priority === 'idle') {
-    const chrt = spawnSync('chrt', ['--idle', '--pid', '0', String(tid)], { stdio: 'ignore', timeout: 5_000 });
-    if (chrt.status === 0 && threadPolicy(tid) === schedIdle) got = 'idle';
-  }
-  return got;
+  if (priority === 'low') return 'low';
+  const chrt = spawnSync('chrt', ['--idle', '--pid', '0', String(tid)], { stdio: 'ignore', timeout: 5_000 });
+  return chrt.status === 0 && threadScheduling(tid)?.policy === schedIdle ? 'idle' : 'low';
 }
 
 /** The calling thread's kernel id (Linux), or null. */
@@ -78,8 +74,4 @@ export function threadScheduling(tid: number): { nice: number; policy: number } 
   // Field 19 is the nice value, field 41 the policy.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return { nice: Number(fields[16]), policy: Number(fields[38]) };
-}
-
-function threadPolicy(tid: number): number | null {
-  return threadScheduling(tid)?.policy ?? null;
 }

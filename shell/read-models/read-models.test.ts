@@ -291,8 +291,8 @@ interface Opened {
 }
 
 /** The server's wiring: read models (on their worker) and tickers fed by durable batches, and by the replay feed at start. */
-function openAll(dataDir: string, clock: () => number, commitIntervalMs?: number): Opened {
-  const readModels = new ReadModels({ dataDir, markets, marketsPath: defaultMarketsPath, ...(commitIntervalMs === undefined ? {} : { commitIntervalMs }) });
+function openAll(dataDir: string, clock: () => number, intervalMs?: number): Opened {
+  const readModels = new ReadModels({ dataDir, markets, marketsPath: defaultMarketsPath, ...(intervalMs === undefined ? {} : { commitIntervalMs: intervalMs }) });
   const tickers = new Tickers(markets, clock);
   const durable = DurableEngine.open({
     dataDir,
