@@ -1,7 +1,8 @@
 /**
  * Throughput of the exchange read models' writer (shell/read-models/writer.ts, which the server runs on a
  * worker thread): how many engine events per second `applyBatch` turns into SQLite rows, at several batch
- * sizes, and the replay path used at start.
+ * sizes (64-command batches also committed as they go, with the time of each commit), and the replay path
+ * used at start.
  *
  *   node --import tsx bench/read-models.ts [commands]      (default 400 000)
  *
@@ -27,7 +28,14 @@ import { ReadModelWriter } from '../shell/read-models/writer.ts';
 import { openReadModelDatabase } from '../shell/read-models/schema.ts';
 
 const commandsWanted = Number(process.argv[2] ?? 400_000);
-const batchSizes = [256, 2_048, 16_384];
+const batchSizes = [64, 256, 2_048, 16_384];
+/**
+ * Commands between two commits for the 64-command batches (about what the sequencer makes durable at a
+ * time under load): every batch (as when a query waits for each), and about 100 ms of commands at 40 000 a
+ * second (the worker's commit interval under load). The other rows commit only when a transaction reaches
+ * `replayCommandsPerTransaction` commands.
+ */
+const commitEveryCommands = [64, 4_096];
 const markets = loadMarkets();
 const reader = new TapeReader();
 /** One command every 50 µs of simulated time: 20 000 commands per second of trading. */
@@ -102,6 +110,19 @@ function seconds(run: () => void): number {
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
+/** The time of each `commit` call, in ms, when a run commits as it goes. */
+let commitMs: number[] = [];
+
+function commitTimed(writer: ReadModelWriter): void {
+  const started = process.hrtime.bigint();
+  writer.commit();
+  commitMs.push(Number(process.hrtime.bigint() - started) / 1e6);
+}
+
+function percentile(sorted: readonly number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
+}
+
 function timed(batches: readonly RecordedBatch[], apply: (writer: ReadModelWriter) => void): { seconds: number; rows: number } {
   const dir = mkdtempSync(join(tmpdir(), 'bench-read-models-'));
   const db = openReadModelDatabase(dir);
@@ -126,7 +147,7 @@ function assert(condition: boolean, message: string): void {
 
 function line(label: string, events: number, commands: number, elapsed: number, rows: number): void {
   const perSecond = (count: number): string => Math.round(count / elapsed).toLocaleString('en-US').padStart(11);
-  process.stdout.write(`${label.padEnd(28)} ${perSecond(events)} events/s ${perSecond(commands)} commands/s ${perSecond(rows)} rows/s\n`);
+  process.stdout.write(`${label.padEnd(36)} ${perSecond(events)} events/s ${perSecond(commands)} commands/s ${perSecond(rows)} rows/s\n`);
 }
 
 for (const batchCommands of batchSizes) {
@@ -134,6 +155,24 @@ for (const batchCommands of batchSizes) {
   if (batchCommands === batchSizes[0]) process.stdout.write(`${commands.toLocaleString('en-US')} journaled commands, ${events.toLocaleString('en-US')} events\n`);
   const readOnly = seconds(() => batches.forEach((batch) => batch.forEachEvent(() => {})));
   line(`read only, ${batchCommands} per batch`, events, commands, readOnly, 0);
+  if (batchCommands === batchSizes[0]) {
+    for (const commitEvery of commitEveryCommands) {
+      commitMs = [];
+      const committed = timed(batches, (writer) => {
+        let sinceCommit = 0;
+        for (const batch of batches) {
+          writer.applyBatch(batch);
+          sinceCommit += batch.lastSeq - batch.firstSeq + 1;
+          if (sinceCommit < commitEvery) continue;
+          commitTimed(writer);
+          sinceCommit = 0;
+        }
+      });
+      const sorted = commitMs.sort((a, b) => a - b);
+      line(`applyBatch, ${batchCommands}/batch, commit/${commitEvery}`, events, commands, committed.seconds, committed.rows);
+      process.stdout.write(`${''.padEnd(36)} commit p50 ${percentile(sorted, 0.5).toFixed(2)} ms, p99 ${percentile(sorted, 0.99).toFixed(2)} ms (${sorted.length} commits)\n`);
+    }
+  }
   const applied = timed(batches, (writer) => batches.forEach((batch) => writer.applyBatch(batch)));
   line(`applyBatch, ${batchCommands} per batch`, events, commands, applied.seconds, applied.rows);
   if (batchCommands === batchSizes[batchSizes.length - 1]) {

@@ -1,8 +1,8 @@
 /**
- * OHLC candles of live trades, gathered in memory while one durable batch is applied and written once per
- * (pair, interval, bucket) instead of once per trade: a batch of a few milliseconds touches one bucket of
- * each interval per pair, so six upserts per pair stand for all its trades. Buckets are aligned to the
- * Unix epoch, so days start at 00:00 UTC.
+ * OHLC candles of live trades, gathered in memory between two of the writer's writes (writer.ts) and
+ * written once per (pair, interval, bucket) instead of once per trade: a span of a few milliseconds to
+ * 100 ms touches one bucket of each interval per pair (two where a minute turns), so about six upserts per
+ * pair stand for all its trades. Buckets are aligned to the Unix epoch, so days start at 00:00 UTC.
  */
 export const candleIntervals = [
   { name: '1m', ms: 60_000 },
@@ -16,7 +16,7 @@ export type CandleIntervalName = (typeof candleIntervals)[number]['name'];
 
 const noBucket = -1;
 
-/** One bucket being filled; reused from batch to batch. */
+/** One bucket being filled; reused from write to write. */
 export class Candle {
   pairId = 0;
   intervalMs = 0;
@@ -77,7 +77,7 @@ export class CandleBuckets {
     }
   }
 
-  /** Writes every candle that has trades and empties them all (end of a transaction). */
+  /** Writes every candle that has trades and empties them all (each of the writer's writes). */
   flush(): void {
     for (const candle of this.candles) {
       if (candle.openTimeMs === noBucket) continue;

@@ -1,20 +1,22 @@
 /**
- * What one durable batch did to each order it touched, gathered in memory so that an order placed, filled
- * and ended within the batch is one INSERT, and an older order touched many times is one UPDATE. An order
- * placed in the batch carries its whole row; any other carries only what changed (deltas for fills and
- * fees, new values otherwise). The change objects are pooled and reused from batch to batch.
+ * What a span of durable commands (one batch for the open orders in memory; for the SQLite writer, the
+ * batches gathered between two of its writes) did to each order it touched, gathered in memory so that an
+ * order placed, filled and ended within the span is one INSERT, and an older order touched many times is
+ * one UPDATE. An order placed in the span carries its whole row; any other carries only what changed
+ * (deltas for fills and fees, new values otherwise). The change objects are pooled and reused from span
+ * to span.
  */
 import { IntMap, missing } from '../../engine/core/int-map.ts';
 import { assert } from '../../engine/core/assert.ts';
 import { ammFillTxHash } from '../../engine/core/sim-hash.ts';
 import { EventKind, OrderStatus, type EngineEvent, type OrderAccepted } from '../../engine/core/events.ts';
 
-/** Marks a field the batch did not change. */
+/** Marks a field the span did not change. */
 export const unchanged = -1;
 
 export class OrderChange {
   orderId = 0;
-  /** Accepted in this batch: the row is new and every field below is its full value. */
+  /** Accepted in this span: the row is new and every field below is its full value. */
   placed = false;
   userId = 0;
   pairId = 0;
@@ -31,12 +33,12 @@ export class OrderChange {
   status = unchanged;
   priceTicks = unchanged;
   quantityLots = unchanged;
-  /** Added in this batch (the totals of a placed order). */
+  /** Added in this span (the totals of a placed order). */
   filledLots = 0;
   filledNotionalAtoms = 0;
   feeAtoms = 0;
   updatedAtMs = 0;
-  /** The settlement hash of the order's first fill through a (simulated) chain in this batch, or ''. */
+  /** The settlement hash of the order's first fill through a (simulated) chain in this span, or ''. */
   simTxHash = '';
   /** The parent of a placed order (GroupKind and id). */
   groupKind = 0;
@@ -63,7 +65,7 @@ export class OrderChanges {
   private readonly indexById = new IntMap(4096);
   count = 0;
 
-  /** The change of `orderId` in this batch, started empty on first touch. */
+  /** The change of `orderId` in this span, started empty on first touch. */
   touch(orderId: number): OrderChange {
     const found = this.indexById.get(orderId);
     if (found !== missing) return this.pool[found]!;
@@ -155,7 +157,7 @@ function filled(change: OrderChange, quantityLots: number, notionalAtoms: number
 }
 
 function ended(change: OrderChange, status: OrderStatus, filledLots: number, ts: number): void {
-  assert(!change.placed || change.filledLots === filledLots, 'fills of an order ended in its batch add up to what it reports');
+  assert(!change.placed || change.filledLots === filledLots, 'fills of an order ended in its span add up to what it reports');
   change.status = status;
   change.updatedAtMs = ts;
 }

@@ -22,7 +22,7 @@ import { ReadModels, postCommandsMax, postIntervalMs, postWaitMs } from './read-
 import { commitIntervalMs, commitWaitMs } from './commit-policy.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ReadModelQueries } from './queries.ts';
-import { ReadModelWriter, replayCommandsPerTransaction } from './writer.ts';
+import { ReadModelWriter, gatheredOrdersMax, replayCommandsPerTransaction } from './writer.ts';
 import { Tickers, minuteMs, windowMinutes } from './ticker.ts';
 import { defaultMarketsPath } from '../../engine/runtime/markets.ts';
 import { domainGenerators, platformDomains } from '../../engine/domains/index.ts';
@@ -453,6 +453,62 @@ test('the worker commits on its interval, not per message, and at once for a que
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+test('the writer gathers orders across batches: one statement per order until it commits or gatheredOrdersMax are gathered', () => {
+  const { journaled } = runEngine(33, 40_000);
+  const ordersOf = (command: Journaled): Set<number> => {
+    const ids = new Set<number>();
+    for (const event of command.events) {
+      if (event.kind === EventKind.orderAccepted || event.kind === EventKind.orderCancelled || event.kind === EventKind.orderExpired) ids.add(event.orderId);
+      if (event.kind === EventKind.tradeExecuted) ids.add(event.takerOrderId).add(event.makerOrderId);
+      if (event.kind === EventKind.ammFill) ids.add(event.orderId);
+    }
+    return ids;
+  };
+  // The longest prefix that touches fewer orders than the bound, and the first that touches more.
+  const touched = new Set<number>();
+  let below = 0;
+  while (below < journaled.length) {
+    for (const id of ordersOf(journaled[below]!)) touched.add(id);
+    if (touched.size >= gatheredOrdersMax) break;
+    below++;
+  }
+  assert.ok(below > 100 && below < journaled.length, `a prefix of ${below} commands touches fewer than ${gatheredOrdersMax} orders`);
+  const rowsWritten = (db: Db): number => db.prepare('SELECT total_changes()').pluck().get() as number;
+  const orderRows = (db: Db): number => db.prepare('SELECT count(*) FROM exchange_orders').pluck().get() as number;
+  const run = (batches: Journaled[][], check?: (db: Db) => void): { written: number; rows: unknown[] } => {
+    const { dir, db } = temporaryDb();
+    try {
+      const writer = new ReadModelWriter(db, markets);
+      const before = rowsWritten(db);
+      for (const commands of batches) writer.applyBatch(batchOf(commands));
+      check?.(db);
+      writer.commit();
+      return { written: rowsWritten(db) - before, rows: db.prepare('SELECT * FROM exchange_orders ORDER BY order_id').all() };
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  // Below the bound, a batch per command writes no order until the commit, then exactly the rows and
+  // statements that one batch of the same commands writes.
+  const prefix = journaled.slice(0, below);
+  const perCommand = run(
+    prefix.map((command) => [command]),
+    (db) => assert.equal(orderRows(db), 0, 'no order written before the commit, not even in the open transaction'),
+  );
+  const whole = run([prefix]);
+  assert.deepEqual(perCommand.rows, whole.rows);
+  assert.equal(perCommand.written, whole.written);
+  assert.ok(perCommand.rows.length > 0);
+  // Past the bound the gathered orders go into the open transaction before the commit.
+  const past = journaled.slice(0, below + 1);
+  const flushed = run(
+    past.map((command) => [command]),
+    (db) => assert.ok(orderRows(db) > 0, 'orders written into the open transaction once the bound is reached'),
+  );
+  assert.deepEqual(flushed.rows, run([past]).rows);
 });
 
 test('the worker may leave rows uncommitted for the rest of its interval, and not at all while a query waits', () => {

@@ -4,17 +4,20 @@
  * revenue-share payouts taken out: RewardsPaid), in DATA_DIR/read-models.sqlite. The engine forgets an order once it
  * ends, so order status and history of ended orders live only here.
  *
- * It is fed durable batches only (derived data: the journal can always make it again). Rows of a batch are
- * written into the open transaction at once; `commit` ends it with `applied_seq`, the seq of the last
- * command written, so the committed tables always hold a whole prefix of the journal. In the server the
- * writer runs on a worker thread (worker.ts), which commits whenever it has no batch waiting; at start,
- * before that thread exists, `replayFeed` takes the events of every command after the committed
- * `applied_seq` from the durable engine's recovery, in transactions of at most
- * `replayCommandsPerTransaction` commands, and `finishReplay` commits the rest.
+ * It is fed durable batches only (derived data: the journal can always make it again). A batch's trade and
+ * withdrawal rows are written into the open transaction at once; its orders, candles and fee totals are
+ * gathered in memory across batches and written once each when the transaction commits or
+ * `gatheredOrdersMax` orders are gathered (order-changes.ts, candles.ts), so that an order placed and
+ * ended, or filled many times, within that span is one statement however many batches it crosses. `commit` writes them and ends the transaction with
+ * `applied_seq`, the seq of the last command taken, so the committed tables always hold a whole prefix of
+ * the journal. In the server the writer runs on a worker thread (worker.ts), which commits when a query
+ * waits for rows or its commit interval is up; a transaction never holds more than
+ * `replayCommandsPerTransaction` commands. At start, before that thread exists, `replayFeed` takes the
+ * events of every command after the committed `applied_seq` from the durable engine's recovery, in
+ * transactions of at most `replayCommandsPerTransaction` commands, and `finishReplay` commits the rest.
  *
- * Per event it touches pooled objects and, for a trade, runs one prepared INSERT; orders and candles are
- * gathered per batch and written once each (order-changes.ts, candles.ts). A failure here is a bug: it
- * stops the process, the open transaction is discarded, and recovery replays what it lost.
+ * Per event it touches pooled objects and, for a trade, runs one prepared INSERT. A failure here is a bug:
+ * it stops the process, the open transaction is discarded, and recovery replays what it lost.
  */
 import type { Db } from '../store/database.ts';
 import type { Markets } from '../../engine/core/units.ts';
@@ -28,9 +31,17 @@ import { OrderChanges, gatherOrderChange, unchanged, type OrderChange } from './
 
 /** Replayed commands per transaction at start, and live commands per transaction at most. */
 export const replayCommandsPerTransaction = 16_384;
+/**
+ * Orders gathered from live batches at most before they are written into the open transaction (and the
+ * candles and fee totals with them). It bounds what `commit` has to write first, so that a query waiting
+ * for a commit waits about as long as for the commit alone: in bench/read-models.ts, 64-command batches
+ * committed every 4 096 commands commit in about 18 ms with this bound and in about 34 ms with none (the
+ * writer 9 % and 17 % faster than with a write per batch).
+ */
+export const gatheredOrdersMax = 1024;
 
 export class ReadModelWriter {
-  /** Seq of the last command whose events are in the tables (committed or in the open transaction). */
+  /** Seq of the last command whose events were taken (committed, or in the open transaction and gathered). */
   appliedSeq: number;
   /** Seq of the last command whose events are committed. */
   committedSeq: number;
@@ -108,23 +119,29 @@ export class ReadModelWriter {
   // Feeding
 
   /**
-   * Writes one durable batch into the open transaction (beginning one if none is open); a batch already
-   * applied (replayed at start) is skipped. A transaction that has grown to `replayCommandsPerTransaction`
-   * commands is committed here; otherwise `commit` ends it.
+   * Takes one durable batch into the open transaction (beginning one if none is open): its trades and
+   * withdrawals are written, its orders, candles and fees gathered; a batch already applied (replayed at
+   * start) is skipped. A transaction that has grown to `replayCommandsPerTransaction` commands is committed
+   * here; otherwise `commit` ends it.
    */
   applyBatch(batch: DurableBatch): void {
     if (batch.lastSeq <= this.appliedSeq) return;
     assert(batch.firstSeq === this.appliedSeq + 1, `read models at seq ${this.appliedSeq} were handed batch ${batch.firstSeq}..${batch.lastSeq}`);
     if (this.uncommittedCommands === 0) this.begin.run();
     batch.forEachEvent(this.visit);
-    this.write(batch.lastSeq);
+    this.appliedSeq = batch.lastSeq;
+    if (this.changes.count >= gatheredOrdersMax) this.write(this.appliedSeq);
     this.uncommittedCommands += batch.lastSeq - batch.firstSeq + 1;
     if (this.uncommittedCommands >= replayCommandsPerTransaction) this.commit();
   }
 
-  /** Commits the open transaction of live batches, if any; returns the seq the committed tables cover. */
+  /**
+   * Writes what the open transaction of live batches gathered and commits it, if one is open; returns the
+   * seq the committed tables cover.
+   */
   commit(): number {
     if (this.uncommittedCommands > 0) {
+      this.write(this.appliedSeq);
       this.commitTransaction.run();
       this.uncommittedCommands = 0;
       this.committedSeq = this.appliedSeq;
