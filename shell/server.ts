@@ -135,6 +135,8 @@ async function startLocked(config: Config, log: Log, clock: () => number, lock: 
     },
     // The read models get again what a crash took from them before the engine takes new commands.
     replayFeed: readModels.replayFeed(),
+    // Snapshots are encoded and written off the order thread.
+    startWorker,
   };
   const durable =
     edge === undefined

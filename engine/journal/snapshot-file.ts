@@ -42,23 +42,37 @@ export function listSnapshots(dir: string): SnapshotFile[] {
     .sort((a, b) => b.seq - a.seq);
 }
 
-interface SnapshotPayload {
+/** What a snapshot file holds: the state of `seq`, plain data (typed arrays, arrays, objects, strings). */
+export interface SnapshotPayload {
   seq: number;
   stateHash: string;
   state: EngineSnapshot;
 }
 
-/** Encodes the engine's current state as the snapshot of `seq`; the bytes can be written later. */
-export function encodeSnapshot(engine: Engine, seq: number): { bytes: Buffer; stateHash: string } {
-  const hash = stateHash(engine);
-  const payload: SnapshotPayload = { seq, stateHash: hash, state: takeSnapshot(engine) };
+/**
+ * The engine's current state as the snapshot of `seq`, not yet encoded: what must be taken on the engine's
+ * thread, at the point the snapshot covers. It shares no memory with the engine, so it can be encoded
+ * later or on another thread (a structured clone of it encodes to the same bytes).
+ */
+export function snapshotPayload(engine: Engine, seq: number): SnapshotPayload {
+  return { seq, stateHash: stateHash(engine), state: takeSnapshot(engine) };
+}
+
+/** A snapshot file's bytes: header and msgpack body. */
+export function encodeSnapshotPayload(payload: SnapshotPayload): Buffer {
   const body = new Encoder({ initialBufferSize: 1 << 20 }).encode(payload);
   const header = Buffer.alloc(headerBytes);
   header.writeUInt32LE(snapshotMagic, 0);
   header.writeUInt16LE(snapshotFormatVersion, 4);
   header.writeUInt32LE(crc32(body), 8);
   header.writeUInt32LE(body.length, 12);
-  return { bytes: Buffer.concat([header, body]), stateHash: hash };
+  return Buffer.concat([header, body]);
+}
+
+/** Encodes the engine's current state as the snapshot of `seq`; the bytes can be written later. */
+export function encodeSnapshot(engine: Engine, seq: number): { bytes: Buffer; stateHash: string } {
+  const payload = snapshotPayload(engine, seq);
+  return { bytes: encodeSnapshotPayload(payload), stateHash: payload.stateHash };
 }
 
 /** Writes snapshot bytes atomically; returns the final path. */

@@ -8,9 +8,13 @@
  *
  * Snapshots are taken every `snapshotEveryCommands` commands or `snapshotEveryMs` of clock time, and on
  * close. A snapshot may cover commands whose batch is still syncing; its file is written only once they
- * are durable, so a snapshot on disk never holds anything the journal could lose.
+ * are durable, so a snapshot on disk never holds anything the journal could lose. With `startWorker` (the
+ * server) the engine's thread only takes the snapshot (its state hash and a copy of the state) and a
+ * worker thread encodes and writes it (snapshot-worker.ts), one at a time; segments are pruned once the
+ * worker has written it. Without, all of it happens on the engine's thread.
  */
 import { mkdirSync, unlinkSync } from 'node:fs';
+import type { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import type { Command } from '../core/commands.ts';
 import { Engine, type EngineOptions } from '../core/engine.ts';
@@ -21,7 +25,8 @@ import { readJournal } from '../journal/reader.ts';
 import { journalFormatVersion } from '../journal/codec.ts';
 import { useRulesOf } from '../journal/rules.ts';
 import { SegmentWriter, defaultSegmentBytesMax, listSegments, type SyncMode } from '../journal/segments.ts';
-import { encodeSnapshot, loadNewestSnapshot, pruneSnapshots, writeSnapshotFile } from '../journal/snapshot-file.ts';
+import { encodeSnapshot, loadNewestSnapshot, pruneSnapshots, snapshotPayload, writeSnapshotFile } from '../journal/snapshot-file.ts';
+import type { FromSnapshotWorker, SnapshotWorkerInput, ToSnapshotWorker } from './snapshot-worker.ts';
 import { platformDomains } from '../domains/index.ts';
 import { Outcome, Sequencer, SequencerClosedError, type DurableBatch, type JournalWriter, type OutcomeCallback, type Submission } from './sequencer.ts';
 import { TapeReader } from './event-tape.ts';
@@ -52,6 +57,11 @@ export interface DurableEngineOptions {
    * hands it the events of every replayed command after it.
    */
   readonly replayFeed?: { readonly afterSeq: number; onEvent(event: EngineEvent, seq: number, ts: number): void };
+  /**
+   * Starts a worker thread from a module path relative to the repository root (shell/workers.ts in the
+   * server): snapshots are then encoded and written on engine/runtime/snapshot-worker.ts.
+   */
+  readonly startWorker?: (entry: string, workerData: unknown) => Worker;
 }
 
 export interface RecoveryReport {
@@ -74,6 +84,12 @@ export class DurableEngine {
   private lastSnapshotSeq: number;
   private lastSnapshotAt: number;
   private pendingSnapshot: { seq: number; bytes: Buffer } | null = null;
+  /** The snapshot writer's thread, started with the first snapshot it writes. */
+  private snapshotWorker: Worker | null = null;
+  /** The snapshot the worker is encoding or writing, and whether it was told that its seq is durable. */
+  private snapshotInFlight: { seq: number; durableSent: boolean } | null = null;
+  /** Called when the snapshot in flight is written or has failed (close waits for it). */
+  private snapshotSettled: (() => void) | null = null;
 
   private constructor(
     private readonly options: DurableEngineOptions,
@@ -184,6 +200,11 @@ export class DurableEngine {
   }
 
   private afterDurable(durableSeq: number): void {
+    const inFlight = this.snapshotInFlight;
+    if (inFlight !== null) {
+      if (!inFlight.durableSent && durableSeq >= inFlight.seq) this.sendDurable(inFlight);
+      return;
+    }
     if (this.pendingSnapshot !== null && durableSeq >= this.pendingSnapshot.seq) {
       this.writeSnapshot(this.pendingSnapshot.seq, this.pendingSnapshot.bytes);
       this.pendingSnapshot = null;
@@ -194,11 +215,57 @@ export class DurableEngine {
     const lastSeq = this.sequencer.lastSeq;
     if (lastSeq - this.lastSnapshotSeq < everyCommands && this.clock() - this.lastSnapshotAt < everyMs) return;
     if (lastSeq === this.lastSnapshotSeq) return;
-    const { bytes } = encodeSnapshot(this.engine, lastSeq);
-    if (lastSeq <= durableSeq) this.writeSnapshot(lastSeq, bytes);
-    else this.pendingSnapshot = { seq: lastSeq, bytes };
+    if (this.options.startWorker !== undefined) {
+      this.snapshotToWorker(lastSeq, lastSeq <= durableSeq);
+    } else {
+      const { bytes } = encodeSnapshot(this.engine, lastSeq);
+      if (lastSeq <= durableSeq) this.writeSnapshot(lastSeq, bytes);
+      else this.pendingSnapshot = { seq: lastSeq, bytes };
+    }
     this.lastSnapshotSeq = lastSeq;
     this.lastSnapshotAt = this.clock();
+  }
+
+  /** Takes the snapshot of `seq` here and hands it to the writer's thread (postMessage copies it now). */
+  private snapshotToWorker(seq: number, durable: boolean): void {
+    const worker = this.snapshotWorker ?? this.startSnapshotWorker();
+    this.snapshotInFlight = { seq, durableSent: durable };
+    worker.postMessage({ type: 'snapshot', payload: snapshotPayload(this.engine, seq), durable } satisfies ToSnapshotWorker);
+  }
+
+  private sendDurable(inFlight: { seq: number; durableSent: boolean }): void {
+    inFlight.durableSent = true;
+    this.snapshotWorker?.postMessage({ type: 'durable' } satisfies ToSnapshotWorker);
+  }
+
+  private startSnapshotWorker(): Worker {
+    const input: SnapshotWorkerInput = { dir: this.snapshotDir, kept: this.options.snapshotsKept ?? 3 };
+    const worker = this.options.startWorker!('engine/runtime/snapshot-worker', input);
+    // A snapshot in flight never keeps the process alive: the journal holds everything it covers.
+    worker.unref();
+    worker.on('message', (message: FromSnapshotWorker) => {
+      if (message.type === 'written') {
+        this.options.log?.('snapshot_written', { seq: message.seq, path: message.path, bytes: message.bytes, thread: 'worker' });
+        if (this.options.pruneSegments) this.pruneSegments(message.seq);
+      } else {
+        this.options.log?.('snapshot_failed', { seq: message.seq, error: message.message });
+      }
+      this.settleSnapshot();
+    });
+    worker.on('error', (error) => {
+      this.options.log?.('snapshot_failed', { seq: this.snapshotInFlight?.seq ?? 0, error: error.message });
+      this.snapshotWorker = null;
+      this.settleSnapshot();
+    });
+    this.snapshotWorker = worker;
+    return worker;
+  }
+
+  private settleSnapshot(): void {
+    this.snapshotInFlight = null;
+    const settled = this.snapshotSettled;
+    this.snapshotSettled = null;
+    settled?.();
   }
 
   private writeSnapshot(seq: number, bytes: Buffer): void {
@@ -221,6 +288,17 @@ export class DurableEngine {
   /** Takes no more commands, waits until all are durable, writes a final snapshot and closes the journal. */
   async close(): Promise<void> {
     await this.sequencer.close();
+    const inFlight = this.snapshotInFlight;
+    if (inFlight !== null) {
+      // Every command is durable now: the worker writes what it holds; the closing snapshot comes after it.
+      const settled = new Promise<void>((resolve) => (this.snapshotSettled = resolve));
+      if (!inFlight.durableSent) this.sendDurable(inFlight);
+      await settled;
+    }
+    if (this.snapshotWorker !== null) {
+      await this.snapshotWorker.terminate();
+      this.snapshotWorker = null;
+    }
     if (this.pendingSnapshot !== null) {
       this.writeSnapshot(this.pendingSnapshot.seq, this.pendingSnapshot.bytes);
       this.pendingSnapshot = null;

@@ -1,0 +1,56 @@
+/**
+ * The snapshot writer's worker thread (DurableEngine with `startWorker`): takes the payloads of snapshots
+ * that the engine's thread took (engine/journal/snapshot-file.ts, `snapshotPayload`), encodes each, and
+ * writes it atomically once the commands it covers are durable, then prunes the older files. The engine's
+ * thread keeps only what must be done at the snapshot's point (the state hash and the state's copy); the
+ * msgpack encoding, the CRC and the file's write and fsync, which grow with the state (hundreds of ms at a
+ * million resting orders), no longer hold up its orders.
+ *
+ * Messages in: `{ type: 'snapshot', seq, payload, durable }` (a payload whose seq is not yet durable is
+ * encoded at once and written on `{ type: 'durable' }`). Out: `{ type: 'written', seq, path, bytes }`
+ * or `{ type: 'failed', seq, message }` (the journal still holds everything; the next snapshot tries again).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { encodeSnapshotPayload, pruneSnapshots, writeSnapshotFile, type SnapshotPayload } from '../journal/snapshot-file.ts';
+
+export interface SnapshotWorkerInput {
+  readonly dir: string;
+  /** Snapshot files kept. */
+  readonly kept: number;
+}
+
+export type ToSnapshotWorker = { readonly type: 'snapshot'; readonly payload: SnapshotPayload; readonly durable: boolean } | { readonly type: 'durable' };
+export type FromSnapshotWorker =
+  | { readonly type: 'written'; readonly seq: number; readonly path: string; readonly bytes: number }
+  | { readonly type: 'failed'; readonly seq: number; readonly message: string };
+
+const port = parentPort!;
+const input = workerData as SnapshotWorkerInput;
+let held: { seq: number; bytes: Buffer } | null = null;
+
+function write(seq: number, bytes: Buffer): void {
+  try {
+    const path = writeSnapshotFile(input.dir, seq, bytes);
+    pruneSnapshots(input.dir, input.kept);
+    port.postMessage({ type: 'written', seq, path, bytes: bytes.length } satisfies FromSnapshotWorker);
+  } catch (error) {
+    port.postMessage({ type: 'failed', seq, message: error instanceof Error ? error.message : String(error) } satisfies FromSnapshotWorker);
+  }
+}
+
+port.on('message', (message: ToSnapshotWorker) => {
+  if (message.type === 'durable') {
+    if (held !== null) write(held.seq, held.bytes);
+    held = null;
+    return;
+  }
+  let bytes: Buffer;
+  try {
+    bytes = encodeSnapshotPayload(message.payload);
+  } catch (error) {
+    port.postMessage({ type: 'failed', seq: message.payload.seq, message: error instanceof Error ? error.message : String(error) } satisfies FromSnapshotWorker);
+    return;
+  }
+  if (message.durable) write(message.payload.seq, bytes);
+  else held = { seq: message.payload.seq, bytes };
+});

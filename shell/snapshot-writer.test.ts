@@ -1,0 +1,94 @@
+/**
+ * Snapshots written on the snapshot writer's thread (engine/runtime/snapshot-worker.ts), as the server
+ * runs them: the payload taken on the engine's thread encodes to the same bytes after the copy that
+ * postMessage makes; periodic snapshots are written by the worker, one at a time, only once durable, and
+ * a restart from one of them (the closing snapshot removed) gives the live state; close waits for the
+ * one in flight. The test sits under shell/ because it starts the worker as the server does
+ * (shell/workers.ts), which nothing under engine/ may import.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Command } from '../engine/core/commands.ts';
+import { Engine } from '../engine/core/engine.ts';
+import { noSlot } from '../engine/core/order-store.ts';
+import { stateHash } from '../engine/core/state-hash.ts';
+import { CommandGenerator } from '../engine/core/sim/generator.ts';
+import { domainGenerators, platformDomains } from '../engine/domains/index.ts';
+import { encodeSnapshotPayload, listSnapshots, snapshotPayload } from '../engine/journal/snapshot-file.ts';
+import { DurableEngine } from '../engine/runtime/durable-engine.ts';
+import { loadMarkets } from '../engine/runtime/markets.ts';
+import { startWorker } from './workers.ts';
+
+const markets = loadMarkets();
+
+function generatorFor(engine: Engine, seed: number): { generator: CommandGenerator; funding: Command[] } {
+  const generator = new CommandGenerator({ seed, markets, domains: domainGenerators(), oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
+  return { generator, funding: generator.fundingCommands() };
+}
+
+test('a snapshot payload encodes to the same bytes after a structured clone (what postMessage hands the worker)', () => {
+  const engine = new Engine({ markets, domains: platformDomains });
+  const { generator, funding } = generatorFor(engine, 41);
+  for (let index = 0; index < 6_000; index++) engine.apply(index < funding.length ? funding[index]! : generator.next());
+  assert.ok(engine.orders.liveCount > 0);
+  const payload = snapshotPayload(engine, 6_000);
+  assert.ok(Object.keys(payload.state.domains ?? {}).length > 0, 'the platform domains have state to carry');
+  assert.deepEqual(encodeSnapshotPayload(structuredClone(payload)), encodeSnapshotPayload(payload));
+});
+
+test('the worker writes periodic snapshots once durable, and a restart from one gives the live state', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'snapshot-writer-'));
+  try {
+    let commandTs = 0;
+    const written: Array<{ seq: number; thread: unknown }> = [];
+    const log = (event: string, fields: Record<string, unknown>): void => {
+      if (event === 'snapshot_written') written.push({ seq: Number(fields['seq']), thread: fields['thread'] });
+      if (event === 'snapshot_failed') assert.fail(`snapshot failed: ${String(fields['error'])}`);
+    };
+    const durable = DurableEngine.open({
+      dataDir,
+      engine: { markets, domains: platformDomains },
+      clock: () => commandTs,
+      snapshotEveryCommands: 1_500,
+      log,
+      startWorker,
+    });
+    const { generator, funding } = generatorFor(durable.engine, 42);
+    const pending: Array<Promise<unknown>> = [];
+    for (let index = 0; index < 9_000; index++) {
+      const command = index < funding.length ? funding[index]! : generator.next();
+      commandTs = command.ts;
+      pending.push(durable.submit(command));
+      if (index % 250 === 249) {
+        await Promise.all(pending.splice(0));
+        // Let the worker's answers in between batches, as the server's event loop does.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }
+    await Promise.all(pending);
+    const liveHash = stateHash(durable.engine);
+    const lastSeq = durable.sequencer.lastSeq;
+    await durable.close();
+
+    const byWorker = written.filter((entry) => entry.thread === 'worker');
+    assert.ok(byWorker.length >= 2, `periodic snapshots written by the worker: ${JSON.stringify(written)}`);
+    for (let index = 1; index < byWorker.length; index++) assert.ok(byWorker[index]!.seq > byWorker[index - 1]!.seq, 'one at a time, in order');
+    assert.ok(byWorker.every((entry) => entry.seq <= lastSeq));
+    // The newest file covers the last command: the closing snapshot, written on the engine's thread, unless
+    // the worker's last one already did. Without the closing one the newest is the worker's.
+    const snapshots = listSnapshots(join(dataDir, 'snapshots'));
+    assert.equal(snapshots[0]!.seq, lastSeq);
+    const newestByWorker = byWorker[byWorker.length - 1]!.seq;
+    if (newestByWorker !== lastSeq) rmSync(snapshots[0]!.path);
+    const reopened = DurableEngine.open({ dataDir, engine: { markets, domains: platformDomains }, clock: () => commandTs, log: (event, fields) => event === 'snapshot_skipped' && assert.fail(`snapshot skipped: ${JSON.stringify(fields)}`) });
+    assert.equal(reopened.recovery.snapshotSeq, newestByWorker, `files ${JSON.stringify(snapshots.map((file) => file.seq))}, written ${JSON.stringify(written)}`);
+    assert.equal(reopened.recovery.lastSeq, lastSeq);
+    assert.equal(reopened.recovery.stateHash, liveHash);
+    await reopened.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
