@@ -13,6 +13,12 @@ export class StateHasher {
 
   /** Adds a number (integer or not) exactly: safe integers by their two 32-bit halves. */
   number(value: number): void {
+    // Most fields are small non-negative integers: their halves are the value and 0 (the same words as below).
+    if (value >>> 0 === value) {
+      this.word(value);
+      this.word(0);
+      return;
+    }
     if (Number.isSafeInteger(value)) {
       const negative = value < 0;
       const magnitude = negative ? -value : value;
