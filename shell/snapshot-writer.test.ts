@@ -17,7 +17,7 @@ import { noSlot } from '../engine/core/order-store.ts';
 import { stateHash } from '../engine/core/state-hash.ts';
 import { CommandGenerator } from '../engine/core/sim/generator.ts';
 import { domainGenerators, platformDomains } from '../engine/domains/index.ts';
-import { encodeSnapshotPayload, listSnapshots, snapshotPayload } from '../engine/journal/snapshot-file.ts';
+import { encodeSnapshotPayload, finishSnapshot, listSnapshots, snapshotPayload, takeSnapshotAt } from '../engine/journal/snapshot-file.ts';
 import { DurableEngine } from '../engine/runtime/durable-engine.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
 import { startWorker } from './workers.ts';
@@ -29,14 +29,16 @@ function generatorFor(engine: Engine, seed: number): { generator: CommandGenerat
   return { generator, funding: generator.fundingCommands() };
 }
 
-test('a snapshot payload encodes to the same bytes after a structured clone (what postMessage hands the worker)', () => {
+test('a taken snapshot gives the same hash and bytes after a structured clone (what postMessage hands the worker)', () => {
   const engine = new Engine({ markets, domains: platformDomains });
   const { generator, funding } = generatorFor(engine, 41);
   for (let index = 0; index < 6_000; index++) engine.apply(index < funding.length ? funding[index]! : generator.next());
   assert.ok(engine.orders.liveCount > 0);
-  const payload = snapshotPayload(engine, 6_000);
-  assert.ok(Object.keys(payload.state.domains ?? {}).length > 0, 'the platform domains have state to carry');
-  assert.deepEqual(encodeSnapshotPayload(structuredClone(payload)), encodeSnapshotPayload(payload));
+  const taken = takeSnapshotAt(engine, 6_000);
+  assert.ok(Object.keys(taken.state.domains ?? {}).length > 0, 'the platform domains have state to carry');
+  const payload = finishSnapshot(structuredClone(taken));
+  assert.equal(payload.stateHash, stateHash(engine));
+  assert.deepEqual(encodeSnapshotPayload(payload), encodeSnapshotPayload(snapshotPayload(engine, 6_000)));
 });
 
 test('the worker writes periodic snapshots once durable, and a restart from one gives the live state', async () => {

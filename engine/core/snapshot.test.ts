@@ -8,7 +8,7 @@ import { Engine } from './engine.ts';
 import { CollectingSink } from './events.ts';
 import { noSlot } from './order-store.ts';
 import { restoreSnapshot, takeSnapshot } from './snapshot.ts';
-import { stateHash } from './state-hash.ts';
+import { snapshotStateHash, stateHash, stateHashRestWords } from './state-hash.ts';
 import { CommandGenerator } from './sim/generator.ts';
 import { loadMarkets } from '../runtime/markets.ts';
 import { domainGenerators, platformDomains } from '../domains/index.ts';
@@ -40,6 +40,30 @@ test('snapshot, restore, and carry on identically', () => {
   }
   assert.equal(stateHash(restored), stateHash(original));
   assert.equal(restored.ledger.audit(), null);
+});
+
+test("a snapshot's state hash from its copy and the recorded rest equals the engine's, all through a seeded platform stream", () => {
+  const engine = new Engine({ markets, domains: platformDomains });
+  const generator = new CommandGenerator({ seed: 23, markets, domains: domainGenerators(), oracle: { isLive: (orderId) => engine.slotOf(orderId) !== noSlot, lastOrderId: () => engine.lastOrderId } });
+  for (const command of generator.fundingCommands()) engine.apply(command);
+  let checked = 0;
+  let stops = 0;
+  for (let index = 1; index <= 20_000; index++) {
+    engine.apply(generator.next());
+    if (index % 997 !== 0) continue;
+    const snapshot = takeSnapshot(engine);
+    stops += snapshot.orders.status.filter((status) => status === 0).length;
+    const restWords = stateHashRestWords(engine);
+    assert.equal(snapshotStateHash(snapshot, restWords, engine.settings.takerFeeBps), stateHash(engine), `after command ${index}`);
+    // What another thread gets: a structured clone of both.
+    assert.equal(snapshotStateHash(structuredClone(snapshot), structuredClone(restWords), engine.settings.takerFeeBps), stateHash(engine));
+    checked++;
+  }
+  assert.ok(checked >= 20 && stops > 0, `${checked} states checked, ${stops} pending stops among their orders`);
+  // Columns out of book order are refused, not hashed into something else.
+  const snapshot = takeSnapshot(engine);
+  snapshot.orders.context.reverse();
+  assert.throws(() => snapshotStateHash(snapshot, stateHashRestWords(engine), engine.settings.takerFeeBps), /out of book order/);
 });
 
 test('a snapshot is refused by an engine that is not fresh or has other pairs', () => {

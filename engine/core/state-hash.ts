@@ -10,7 +10,9 @@
  * divergence of state changes it with overwhelming probability.
  */
 import type { Engine } from './engine.ts';
-import { StateHasher } from './state-hasher.ts';
+import { OrderStatus } from './events.ts';
+import type { EngineSnapshot, OrderColumns } from './snapshot.ts';
+import { StateHasher, WordRecorder } from './state-hasher.ts';
 
 // Domains import the hasher from here as before; it lives in a leaf file that imports no engine.
 export { StateHasher };
@@ -64,6 +66,87 @@ export function stateHash(engine: Engine): string {
       for (const slot of stops) hashOrder(hasher, engine, slot, 0);
     }
   }
+  addRest(hasher, engine);
+  return hasher.digest();
+}
+
+/**
+ * The words `stateHash` adds after the books (balances, supply, venues, scale ids, fee rates, the
+ * domains), recorded: with a snapshot's order columns taken at the same moment they give its state hash
+ * (`snapshotStateHash`) without the engine, so that another thread can compute it.
+ */
+export function stateHashRestWords(engine: Engine): number[] {
+  const recorder = new WordRecorder();
+  addRest(recorder, engine);
+  return recorder.recorded;
+}
+
+/**
+ * `stateHash` of the engine from which `state` was taken (`takeSnapshot`) and `restWords` recorded
+ * (`stateHashRestWords`) at the same moment: the same words in the same order, the orders read from the
+ * columns (per book context the resting bids and asks in priority order, then the buy and the sell stops).
+ * `defaultTakerFeeBps` is the engine's setting. Throws on columns out of that order.
+ */
+export function snapshotStateHash(state: EngineSnapshot, restWords: ArrayLike<number>, defaultTakerFeeBps: number): string {
+  const hasher = new StateHasher();
+  hasher.number(state.lastOrderId);
+  hasher.number(state.lastTradeId);
+  const columns = state.orders;
+  const rows = columns.orderId.length;
+  let row = 0;
+  for (let context = 0; context < state.lastPriceTicks.length; context++) {
+    hasher.number(context);
+    hasher.number(state.lastPriceTicks[context]!);
+    for (const side of [0, 1] as const) {
+      hasher.number(side);
+      hasher.number(-1);
+      for (; row < rows && columns.context[row] === context && columns.status[row] !== OrderStatus.pending && columns.side[row] === side; row++) {
+        hasher.number(columns.priceTicks[row]!);
+        hashOrderRow(hasher, columns, row, defaultTakerFeeBps);
+      }
+    }
+    for (const side of [0, 1] as const) {
+      hasher.number(-2);
+      for (; row < rows && columns.context[row] === context && columns.status[row] === OrderStatus.pending && columns.side[row] === side; row++) {
+        hashOrderRow(hasher, columns, row, defaultTakerFeeBps);
+      }
+    }
+  }
+  if (row !== rows) throw new Error(`order columns out of book order at row ${row} of ${rows}`);
+  hasher.words(restWords);
+  return hasher.digest();
+}
+
+/** `hashOrder` of the order in `row` of the columns. */
+function hashOrderRow(hasher: StateHasher, columns: OrderColumns, row: number, defaultTakerFeeBps: number): void {
+  hasher.number(columns.orderId[row]!);
+  hasher.number(columns.userId[row]!);
+  hasher.number(columns.side[row]!);
+  hasher.number(columns.orderType[row]!);
+  hasher.number(columns.timeInForce[row]!);
+  hasher.number(columns.selfTradePrevention[row]!);
+  hasher.number(columns.postOnly[row]!);
+  hasher.number(columns.status[row]!);
+  hasher.number(columns.priceTicks[row]!);
+  hasher.number(columns.stopPriceTicks[row]!);
+  hasher.number(columns.holdPriceTicks[row]!);
+  hasher.number(columns.quantityLots[row]!);
+  hasher.number(columns.filledLots[row]!);
+  hasher.number(columns.filledNotionalAtoms[row]!);
+  hasher.number(columns.takerNotionalAtoms[row]!);
+  hasher.number(columns.makerNotionalAtoms[row]!);
+  hasher.number(columns.heldAtoms[row]!);
+  const takerFeeBps = columns.takerFeeBps![row]!;
+  if (takerFeeBps !== defaultTakerFeeBps) {
+    hasher.number(-7);
+    hasher.number(takerFeeBps);
+  }
+  hasher.string(columns.clientOrderId[row]!);
+  hasher.number(columns.restingLots[row]!);
+}
+
+/** Everything after the books: balances, supply, venues, scale ids, fee rates, the domains. */
+function addRest(hasher: StateHasher, engine: Engine): void {
   const ledger = engine.ledger;
   hasher.number(ledger.accountCount);
   for (let account = 0; account < ledger.accountCount; account++) {
@@ -110,5 +193,4 @@ export function stateHash(engine: Engine): string {
     }
   }
   for (const domain of engine.domains) domain.hash(hasher);
-  return hasher.digest();
 }

@@ -34,7 +34,12 @@ export class StateHasher {
     for (let index = 0; index < value.length; index++) this.word(value.charCodeAt(index));
   }
 
-  private word(value: number): void {
+  /** Adds words recorded by a `WordRecorder`, as if their numbers and strings were added here. */
+  words(words: ArrayLike<number>): void {
+    for (let index = 0; index < words.length; index++) this.word(words[index]!);
+  }
+
+  protected word(value: number): void {
     this.count++;
     this.low = Math.imul(this.low ^ (value >>> 0), 0x01000193);
     this.low = (this.low << 13) | (this.low >>> 19);
@@ -52,5 +57,14 @@ export class StateHasher {
     high = Math.imul(high ^ (high >>> 15), 0x846ca68b);
     high ^= high >>> 16;
     return (high >>> 0).toString(16).padStart(8, '0') + ((low ^ high) >>> 0).toString(16).padStart(8, '0');
+  }
+}
+
+/** A hasher that only records the words it is given, to be added to a `StateHasher` later (`words`). */
+export class WordRecorder extends StateHasher {
+  readonly recorded: number[] = [];
+
+  protected override word(value: number): void {
+    this.recorded.push(value >>> 0);
   }
 }

@@ -13,7 +13,7 @@ import { crc32 } from 'node:zlib';
 import { Decoder, Encoder } from '@msgpack/msgpack';
 import type { Engine } from '../core/engine.ts';
 import { restoreSnapshot, takeSnapshot, type EngineSnapshot, type OrderColumns } from '../core/snapshot.ts';
-import { stateHash } from '../core/state-hash.ts';
+import { snapshotStateHash, stateHash, stateHashRestWords } from '../core/state-hash.ts';
 import { syncDirectory } from './segments.ts';
 
 const snapshotMagic = 0x4e535054; // "TPSN" as a little-endian u32
@@ -50,12 +50,30 @@ export interface SnapshotPayload {
 }
 
 /**
- * The engine's current state as the snapshot of `seq`, not yet encoded: what must be taken on the engine's
- * thread, at the point the snapshot covers. It shares no memory with the engine, so it can be encoded
- * later or on another thread (a structured clone of it encodes to the same bytes).
+ * What the engine's thread must take at a snapshot's point: a copy of the state (sharing no memory with
+ * the engine) and the words its state hash ends with. The hash itself (`finishSnapshot`), the encoding and
+ * the write can follow later or on another thread: a structured clone of this gives the same hash and
+ * bytes.
  */
+export interface TakenSnapshot {
+  seq: number;
+  state: EngineSnapshot;
+  restWords: number[];
+  defaultTakerFeeBps: number;
+}
+
+export function takeSnapshotAt(engine: Engine, seq: number): TakenSnapshot {
+  return { seq, state: takeSnapshot(engine), restWords: stateHashRestWords(engine), defaultTakerFeeBps: engine.settings.takerFeeBps };
+}
+
+/** The payload of a taken snapshot: its state hash, the same as `stateHash` of the engine when taken. */
+export function finishSnapshot(taken: TakenSnapshot): SnapshotPayload {
+  return { seq: taken.seq, stateHash: snapshotStateHash(taken.state, taken.restWords, taken.defaultTakerFeeBps), state: taken.state };
+}
+
+/** The engine's current state as the snapshot of `seq`, not yet encoded. */
 export function snapshotPayload(engine: Engine, seq: number): SnapshotPayload {
-  return { seq, stateHash: stateHash(engine), state: takeSnapshot(engine) };
+  return finishSnapshot(takeSnapshotAt(engine, seq));
 }
 
 /** A snapshot file's bytes: header and msgpack body. */

@@ -9,9 +9,9 @@
  * Snapshots are taken every `snapshotEveryCommands` commands or `snapshotEveryMs` of clock time, and on
  * close. A snapshot may cover commands whose batch is still syncing; its file is written only once they
  * are durable, so a snapshot on disk never holds anything the journal could lose. With `startWorker` (the
- * server) the engine's thread only takes the snapshot (its state hash and a copy of the state) and a
- * worker thread encodes and writes it (snapshot-worker.ts), one at a time; segments are pruned once the
- * worker has written it. Without, all of it happens on the engine's thread.
+ * server) the engine's thread only takes the snapshot (a copy of the state and the words its hash ends
+ * with) and a worker thread hashes, encodes and writes it (snapshot-worker.ts), one at a time; segments
+ * are pruned once the worker has written it. Without, all of it happens on the engine's thread.
  */
 import { mkdirSync, unlinkSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
@@ -25,7 +25,7 @@ import { readJournal } from '../journal/reader.ts';
 import { journalFormatVersion } from '../journal/codec.ts';
 import { useRulesOf } from '../journal/rules.ts';
 import { SegmentWriter, defaultSegmentBytesMax, listSegments, type SyncMode } from '../journal/segments.ts';
-import { encodeSnapshot, loadNewestSnapshot, pruneSnapshots, snapshotPayload, writeSnapshotFile } from '../journal/snapshot-file.ts';
+import { encodeSnapshot, loadNewestSnapshot, pruneSnapshots, takeSnapshotAt, writeSnapshotFile } from '../journal/snapshot-file.ts';
 import type { FromSnapshotWorker, SnapshotWorkerInput, ToSnapshotWorker } from './snapshot-worker.ts';
 import { platformDomains } from '../domains/index.ts';
 import { Outcome, Sequencer, SequencerClosedError, type DurableBatch, type JournalWriter, type OutcomeCallback, type Submission } from './sequencer.ts';
@@ -230,7 +230,7 @@ export class DurableEngine {
   private snapshotToWorker(seq: number, durable: boolean): void {
     const worker = this.snapshotWorker ?? this.startSnapshotWorker();
     this.snapshotInFlight = { seq, durableSent: durable };
-    worker.postMessage({ type: 'snapshot', payload: snapshotPayload(this.engine, seq), durable } satisfies ToSnapshotWorker);
+    worker.postMessage({ type: 'snapshot', taken: takeSnapshotAt(this.engine, seq), durable } satisfies ToSnapshotWorker);
   }
 
   private sendDurable(inFlight: { seq: number; durableSent: boolean }): void {

@@ -1,17 +1,18 @@
 /**
- * The snapshot writer's worker thread (DurableEngine with `startWorker`): takes the payloads of snapshots
- * that the engine's thread took (engine/journal/snapshot-file.ts, `snapshotPayload`), encodes each, and
- * writes it atomically once the commands it covers are durable, then prunes the older files. The engine's
- * thread keeps only what must be done at the snapshot's point (the state hash and the state's copy); the
- * msgpack encoding, the CRC and the file's write and fsync, which grow with the state (hundreds of ms at a
- * million resting orders), no longer hold up its orders.
+ * The snapshot writer's worker thread (DurableEngine with `startWorker`): takes the snapshots that the
+ * engine's thread took (engine/journal/snapshot-file.ts, `takeSnapshotAt`: the state's copy and the words
+ * its hash ends with), computes each one's state hash over the copied orders, encodes it, and writes it
+ * atomically once the commands it covers are durable, then prunes the older files. The engine's thread
+ * keeps only what must be done at the snapshot's point; the hash over the orders, the msgpack encoding,
+ * the CRC and the file's write and fsync, which grow with the state (hundreds of ms each at a million
+ * resting orders), no longer hold up its orders.
  *
- * Messages in: `{ type: 'snapshot', seq, payload, durable }` (a payload whose seq is not yet durable is
+ * Messages in: `{ type: 'snapshot', taken, durable }` (a snapshot whose seq is not yet durable is
  * encoded at once and written on `{ type: 'durable' }`). Out: `{ type: 'written', seq, path, bytes }`
  * or `{ type: 'failed', seq, message }` (the journal still holds everything; the next snapshot tries again).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { encodeSnapshotPayload, pruneSnapshots, writeSnapshotFile, type SnapshotPayload } from '../journal/snapshot-file.ts';
+import { encodeSnapshotPayload, finishSnapshot, pruneSnapshots, writeSnapshotFile, type TakenSnapshot } from '../journal/snapshot-file.ts';
 
 export interface SnapshotWorkerInput {
   readonly dir: string;
@@ -19,7 +20,7 @@ export interface SnapshotWorkerInput {
   readonly kept: number;
 }
 
-export type ToSnapshotWorker = { readonly type: 'snapshot'; readonly payload: SnapshotPayload; readonly durable: boolean } | { readonly type: 'durable' };
+export type ToSnapshotWorker = { readonly type: 'snapshot'; readonly taken: TakenSnapshot; readonly durable: boolean } | { readonly type: 'durable' };
 export type FromSnapshotWorker =
   | { readonly type: 'written'; readonly seq: number; readonly path: string; readonly bytes: number }
   | { readonly type: 'failed'; readonly seq: number; readonly message: string };
@@ -46,11 +47,11 @@ port.on('message', (message: ToSnapshotWorker) => {
   }
   let bytes: Buffer;
   try {
-    bytes = encodeSnapshotPayload(message.payload);
+    bytes = encodeSnapshotPayload(finishSnapshot(message.taken));
   } catch (error) {
-    port.postMessage({ type: 'failed', seq: message.payload.seq, message: error instanceof Error ? error.message : String(error) } satisfies FromSnapshotWorker);
+    port.postMessage({ type: 'failed', seq: message.taken.seq, message: error instanceof Error ? error.message : String(error) } satisfies FromSnapshotWorker);
     return;
   }
-  if (message.durable) write(message.payload.seq, bytes);
-  else held = { seq: message.payload.seq, bytes };
+  if (message.durable) write(message.taken.seq, bytes);
+  else held = { seq: message.taken.seq, bytes };
 });
