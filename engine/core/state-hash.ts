@@ -17,7 +17,10 @@ import { StateHasher, WordRecorder } from './state-hasher.ts';
 // Domains import the hasher from here as before; it lives in a leaf file that imports no engine.
 export { StateHasher };
 
-/** Adds everything the store knows of one live order. */
+/**
+ * Adds everything the store knows of one live order. `hashOrderRow` adds the same words from a snapshot's
+ * columns: change both together (snapshot.test.ts checks that the two hashes agree).
+ */
 function hashOrder(hasher: StateHasher, engine: Engine, slot: number, restingLots: number): void {
   const store = engine.orders;
   hasher.number(store.orderId(slot));
