@@ -235,6 +235,33 @@ test('a snapshot whose hash does not match is skipped for an older one', async (
   }
 });
 
+test("a snapshot's unfinished temporary file (a stop between write and rename) is removed at open, and the finished ones stay", async () => {
+  const dataDir = temporaryDir();
+  try {
+    const durable = open(dataDir, { snapshotEveryCommands: 1500 });
+    await run(durable, 6, 3000);
+    const liveHash = stateHash(durable.engine);
+    await durable.close();
+    const snapshotDir = join(dataDir, 'snapshots');
+    const finished = listSnapshots(snapshotDir);
+    assert.ok(finished.length >= 1);
+    // As the process left it: the next snapshot's bytes written, not yet renamed into place.
+    const unfinished = join(snapshotDir, 'snapshot-00000000000099999999.snap.tmp');
+    writeFileSync(unfinished, readFileSync(finished[0]!.path).subarray(0, 100));
+    writeFileSync(join(snapshotDir, 'notes.tmp'), 'not ours');
+    const removed: string[] = [];
+    const reopened = open(dataDir, { log: (event, fields) => event === 'snapshot_unfinished_removed' && removed.push(String(fields['name'])) });
+    assert.deepEqual(removed, ['snapshot-00000000000099999999.snap.tmp']);
+    assert.throws(() => statSync(unfinished), /ENOENT/);
+    assert.ok(statSync(join(snapshotDir, 'notes.tmp')).isFile(), 'other files are left alone');
+    assert.deepEqual(listSnapshots(snapshotDir), finished);
+    assert.equal(reopened.recovery.stateHash, liveHash);
+    reopened.sequencer.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
 test('limits: an oversized command and a full batch are refused, not grown', async () => {
   const dataDir = temporaryDir();
   try {

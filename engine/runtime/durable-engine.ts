@@ -1,7 +1,8 @@
 /**
  * The durable engine: recovery on open, the sequencer while running, snapshots, and a clean close.
  *
- * Open: load the newest valid snapshot (its state hash verified; a bad one is skipped for an older one),
+ * Open: remove the temporary files of snapshot writes that never finished, load the newest valid snapshot
+ * (its state hash verified; a bad one is skipped for an older one),
  * replay the journal after it with seq continuity checked, cut off a torn tail, and continue the last
  * segment (or start a new one when an older format version wrote it). Every replayed command must be accepted again, as it was when journaled; anything else means
  * the journal and the code disagree and the start stops.
@@ -25,7 +26,7 @@ import { readJournal } from '../journal/reader.ts';
 import { journalFormatVersion } from '../journal/codec.ts';
 import { useRulesOf } from '../journal/rules.ts';
 import { SegmentWriter, defaultSegmentBytesMax, listSegments, type SyncMode } from '../journal/segments.ts';
-import { encodeSnapshot, loadNewestSnapshot, pruneSnapshots, takeSnapshotAt, writeSnapshotFile } from '../journal/snapshot-file.ts';
+import { encodeSnapshot, loadNewestSnapshot, pruneSnapshots, removeUnfinishedSnapshots, takeSnapshotAt, writeSnapshotFile } from '../journal/snapshot-file.ts';
 import type { FromSnapshotWorker, SnapshotWorkerInput, ToSnapshotWorker } from './snapshot-worker.ts';
 import { platformDomains } from '../domains/index.ts';
 import { Outcome, Sequencer, SequencerClosedError, type DurableBatch, type JournalWriter, type OutcomeCallback, type Submission } from './sequencer.ts';
@@ -123,6 +124,7 @@ export class DurableEngine {
     const snapshotDir = join(options.dataDir, 'snapshots');
     mkdirSync(journalDir, { recursive: true });
     mkdirSync(snapshotDir, { recursive: true });
+    for (const name of removeUnfinishedSnapshots(snapshotDir)) log('snapshot_unfinished_removed', { name });
     // The platform's domains unless the caller chose: a journal must replay with every module that wrote it.
     const makeEngine = (): Engine => new Engine({ domains: platformDomains, ...options.engine });
     const feed = options.replayFeed;
