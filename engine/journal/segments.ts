@@ -40,15 +40,18 @@ export interface SegmentFile {
   readonly firstSeq: number;
 }
 
-/** Segment files of a directory, oldest first. Files with other names are ignored. */
-export function listSegments(dir: string): SegmentFile[] {
-  let names: string[];
+/** The names in a directory; none when it cannot be read (not made yet). */
+export function fileNamesIn(dir: string): string[] {
   try {
-    names = readdirSync(dir);
+    return readdirSync(dir);
   } catch {
     return [];
   }
-  return names
+}
+
+/** Segment files of a directory, oldest first. Files with other names are ignored. */
+export function listSegments(dir: string): SegmentFile[] {
+  return fileNamesIn(dir)
     .filter((name) => /^\d{20}\.seg$/.test(name))
     .map((name) => ({ path: join(dir, name), name, firstSeq: Number(name.slice(0, 20)) }))
     .sort((a, b) => a.firstSeq - b.firstSeq);

@@ -7,14 +7,14 @@
  * Loading tries the newest file first; a file whose CRC, shape or recomputed state hash is wrong is
  * skipped (and reported) for the next older one.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { Decoder, Encoder } from '@msgpack/msgpack';
 import type { Engine } from '../core/engine.ts';
 import { restoreSnapshot, takeSnapshot, type EngineSnapshot, type OrderColumns } from '../core/snapshot.ts';
 import { snapshotStateHash, stateHash, stateHashRestWords } from '../core/state-hash.ts';
-import { syncDirectory } from './segments.ts';
+import { fileNamesIn, syncDirectory } from './segments.ts';
 
 const snapshotMagic = 0x4e535054; // "TPSN" as a little-endian u32
 const snapshotFormatVersion = 1;
@@ -30,13 +30,7 @@ export function snapshotName(seq: number): string {
 }
 
 export function listSnapshots(dir: string): SnapshotFile[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names
+  return fileNamesIn(dir)
     .filter((name) => /^snapshot-\d{20}\.snap$/.test(name))
     .map((name) => ({ path: join(dir, name), seq: Number(name.slice(9, 29)) }))
     .sort((a, b) => b.seq - a.seq);
@@ -261,13 +255,7 @@ export function loadNewestSnapshot(
  * the names removed.
  */
 export function removeUnfinishedSnapshots(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const unfinished = names.filter((name) => /^snapshot-\d{20}\.snap\.tmp$/.test(name));
+  const unfinished = fileNamesIn(dir).filter((name) => /^snapshot-\d{20}\.snap\.tmp$/.test(name));
   for (const name of unfinished) unlinkSync(join(dir, name));
   return unfinished;
 }
