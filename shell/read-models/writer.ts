@@ -8,9 +8,9 @@
  * withdrawal rows are written into the open transaction at once; its orders, candles and fee totals are
  * gathered in memory across batches and written once each when the transaction commits or
  * `gatheredOrdersMax` orders are gathered (order-changes.ts, candles.ts), so that an order placed and
- * ended, or filled many times, within that span is one statement however many batches it crosses. `commit` writes them and ends the transaction with
- * `applied_seq`, the seq of the last command taken, so the committed tables always hold a whole prefix of
- * the journal. In the server the writer runs on a worker thread (worker.ts), which commits when a query
+ * ended, or filled many times, within that span is one statement however many batches it crosses.
+ * `commit` writes them and ends the transaction with `applied_seq`, the seq of the last command taken, so
+ * the committed tables always hold a whole prefix of the journal. In the server the writer runs on a worker thread (worker.ts), which commits when a query
  * waits for rows or its commit interval is up; a transaction never holds more than
  * `replayCommandsPerTransaction` commands. At start, before that thread exists, `replayFeed` takes the
  * events of every command after the committed `applied_seq` from the durable engine's recovery, in
@@ -149,7 +149,7 @@ export class ReadModelWriter {
     return this.committedSeq;
   }
 
-  /** Whether live batches are written and not yet committed. */
+  /** Whether live batches are taken (written or gathered) and not yet committed. */
   get uncommitted(): boolean {
     return this.uncommittedCommands > 0;
   }
