@@ -14,10 +14,11 @@ import { join } from 'node:path';
 import type { Command } from '../engine/core/commands.ts';
 import { Engine } from '../engine/core/engine.ts';
 import { noSlot } from '../engine/core/order-store.ts';
+import { takeSnapshot } from '../engine/core/snapshot.ts';
 import { stateHash } from '../engine/core/state-hash.ts';
 import { CommandGenerator } from '../engine/core/sim/generator.ts';
 import { domainGenerators, platformDomains } from '../engine/domains/index.ts';
-import { encodeSnapshotPayload, finishSnapshot, listSnapshots, snapshotPayload, takeSnapshotAt } from '../engine/journal/snapshot-file.ts';
+import { encodeSnapshotPayload, finishSnapshot, listSnapshots, takeSnapshotAt, takenRecords, takenTransfers } from '../engine/journal/snapshot-file.ts';
 import { DurableEngine } from '../engine/runtime/durable-engine.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
 import { startWorker } from './workers.ts';
@@ -35,10 +36,28 @@ test('a taken snapshot gives the same hash and bytes after a structured clone (w
   for (let index = 0; index < 6_000; index++) engine.apply(index < funding.length ? funding[index]! : generator.next());
   assert.ok(engine.orders.liveCount > 0);
   const taken = takeSnapshotAt(engine, 6_000);
-  assert.ok(Object.keys(taken.state.domains ?? {}).length > 0, 'the platform domains have state to carry');
-  const payload = finishSnapshot(structuredClone(taken));
+  assert.ok(Object.keys(taken.copy.state.domains ?? {}).length > 0, 'the platform domains have state to carry');
+  const orders = taken.copy.orders;
+  assert.ok('store' in orders, 'the orders are taken as a copy of the records');
+  assert.ok(orders.store.clientSlots.length > 0, 'some orders carry client order ids');
+  assert.ok(orders.contexts.some((context) => context.buyStops.length + context.sellStops.length > 0), 'some stops wait');
+  const transfers = takenTransfers(taken);
+  const received = structuredClone(taken, { transfer: transfers });
+  const payload = finishSnapshot(received);
+  assert.ok(transfers.every((buffer) => buffer.byteLength === 0), 'the copied records were handed over, not copied');
   assert.equal(payload.stateHash, stateHash(engine));
-  assert.deepEqual(encodeSnapshotPayload(payload), encodeSnapshotPayload(snapshotPayload(engine, 6_000)));
+  // The same bytes as the columns read from the engine itself.
+  assert.deepEqual(encodeSnapshotPayload(payload), encodeSnapshotPayload({ seq: 6_000, stateHash: stateHash(engine), state: takeSnapshot(engine) }));
+
+  // The worker hands the records' buffer back; the next snapshot copies into it, over what it held before.
+  const spare = takenRecords(received);
+  assert.ok(spare !== null && spare.byteLength > 0);
+  for (let index = 0; index < 300; index++) engine.apply(generator.next());
+  const next = takeSnapshotAt(engine, 6_300, spare);
+  assert.ok(takenRecords(next) === spare, 'the spare buffer is reused');
+  const nextPayload = finishSnapshot(structuredClone(next, { transfer: takenTransfers(next) }));
+  assert.equal(nextPayload.stateHash, stateHash(engine));
+  assert.deepEqual(encodeSnapshotPayload(nextPayload), encodeSnapshotPayload({ seq: 6_300, stateHash: stateHash(engine), state: takeSnapshot(engine) }));
 });
 
 test('the worker writes periodic snapshots once durable, and a restart from one gives the live state', async () => {
@@ -68,6 +87,9 @@ test('the worker writes periodic snapshots once durable, and a restart from one 
         await Promise.all(pending.splice(0));
         // Let the worker's answers in between batches, as the server's event loop does.
         await new Promise((resolve) => setTimeout(resolve, 5));
+        // The first snapshot starts the worker, which loads its modules first (slowly from the sources, on
+        // a busy machine slower still): wait for it, so that the later ones come while commands flow.
+        while (written.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       }
     }
     await Promise.all(pending);

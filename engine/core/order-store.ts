@@ -28,6 +28,19 @@ export const nodeBytes = 24;
 const f64PerRecord = recordBytes / 8;
 const i32PerRecord = recordBytes / 4;
 
+/**
+ * A copy of an order store's records that shares no memory with it (`OrderStore.copyRecords`): the records of
+ * the first `slots` slots (every slot handed out so far) at the start of `records`, and the client order ids
+ * that are set, by slot. Its buffers can be transferred to another thread, where `OrderStore.overCopy` reads
+ * it with the store's own accessors.
+ */
+export interface OrderRecordsCopy {
+  readonly slots: number;
+  readonly records: ArrayBuffer;
+  readonly clientSlots: Int32Array<ArrayBuffer>;
+  readonly clientIds: string[];
+}
+
 export class OrderStore {
   capacity = 0;
   private freeHead = noSlot;
@@ -211,6 +224,46 @@ export class OrderStore {
   }
   setStatus(slot: number, value: number): void {
     this.u8[slot * recordBytes + 61] = value;
+  }
+
+  /**
+   * The records as they are now (see `OrderRecordsCopy`): one copy of the records' bytes, where reading
+   * each live order's fields through the accessors would be a cache miss per order on a large book. The
+   * bytes go into `spare` when it is large enough (a buffer of an earlier copy, handed back): a fresh
+   * buffer of a hundred megabytes would make V8 collect the whole heap to account for it, and its pages
+   * would each fault on first write. A fresh one is an eighth larger than needed, for the book to grow into.
+   */
+  copyRecords(spare: ArrayBuffer | null = null): OrderRecordsCopy {
+    const bytes = this.highWater * recordBytes;
+    const records = spare !== null && spare.byteLength >= bytes ? spare : new ArrayBuffer(Math.ceil((bytes * 1.125) / recordBytes) * recordBytes);
+    new Uint8Array(records, 0, bytes).set(this.u8.subarray(0, bytes));
+    const slots: number[] = [];
+    const ids: string[] = [];
+    const clientOrderId = this.clientOrderId;
+    for (let slot = 0; slot < this.highWater; slot++) {
+      const id = clientOrderId[slot]!;
+      if (id !== '') {
+        slots.push(slot);
+        ids.push(id);
+      }
+    }
+    return { slots: this.highWater, records, clientSlots: Int32Array.from(slots), clientIds: ids };
+  }
+
+  /** A store over a copy (`copyRecords`), to be read only: the accessors give the copied records' fields. */
+  static overCopy(copy: OrderRecordsCopy): OrderStore {
+    const slots = copy.slots;
+    const bytes = slots * recordBytes;
+    assert(Number.isInteger(slots) && slots >= 0 && bytes <= copy.records.byteLength && copy.clientSlots.length === copy.clientIds.length, 'order records copy shape');
+    const store = new OrderStore(slots);
+    store.f64 = new Float64Array(copy.records, 0, bytes / 8);
+    store.i32 = new Int32Array(copy.records, 0, bytes / 4);
+    store.u8 = new Uint8Array(copy.records, 0, bytes);
+    store.capacity = slots;
+    store.highWater = slots;
+    store.clientOrderId = new Array<string>(slots).fill('');
+    for (let index = 0; index < copy.clientSlots.length; index++) store.clientOrderId[copy.clientSlots[index]!] = copy.clientIds[index]!;
+    return store;
   }
 
   /** Reads a word of each of the record's two cache lines (a read ahead of use; see `Engine.applyRun`). */

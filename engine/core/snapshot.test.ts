@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { Engine } from './engine.ts';
 import { CollectingSink } from './events.ts';
 import { noSlot } from './order-store.ts';
-import { restoreSnapshot, takeSnapshot } from './snapshot.ts';
+import { completeSnapshot, restoreSnapshot, snapshotCopyTransfers, takeSnapshot, takeSnapshotCopy } from './snapshot.ts';
+import { ReferenceBookFactory } from './book/reference-book.ts';
 import { snapshotStateHash, stateHash, stateHashRestWords } from './state-hash.ts';
 import { CommandGenerator } from './sim/generator.ts';
 import { loadMarkets } from '../runtime/markets.ts';
@@ -57,6 +58,10 @@ test("a snapshot's state hash from its copy and the recorded rest equals the eng
     assert.equal(snapshotStateHash(snapshot, restWords, engine.settings.takerFeeBps), stateHash(engine), `after command ${index}`);
     // What another thread gets: a structured clone of both.
     assert.equal(snapshotStateHash(structuredClone(snapshot), structuredClone(restWords), engine.settings.takerFeeBps), stateHash(engine));
+    // Taken as a copy of the order records and completed after a transfer: the same snapshot.
+    const copy = takeSnapshotCopy(engine, true);
+    assert.ok('store' in copy.orders);
+    assert.deepEqual(completeSnapshot(structuredClone(copy, { transfer: snapshotCopyTransfers(copy) })), snapshot, `copy after command ${index}`);
     checked++;
   }
   assert.ok(checked >= 20 && stops > 0, `${checked} states checked, ${stops} pending stops among their orders`);
@@ -64,6 +69,22 @@ test("a snapshot's state hash from its copy and the recorded rest equals the eng
   const snapshot = takeSnapshot(engine);
   snapshot.orders.context.reverse();
   assert.throws(() => snapshotStateHash(snapshot, stateHashRestWords(engine), engine.settings.takerFeeBps), /out of book order/);
+});
+
+test('books that keep their own nodes (the reference book) are snapshotted as columns, the same as the fast books', () => {
+  const fast = new Engine({ markets, domains: platformDomains });
+  const reference = new Engine({ markets, domains: platformDomains, books: new ReferenceBookFactory() });
+  const generator = new CommandGenerator({ seed: 25, markets, domains: domainGenerators(), oracle: { isLive: (orderId) => fast.slotOf(orderId) !== noSlot, lastOrderId: () => fast.lastOrderId } });
+  for (const command of generator.fundingCommands()) assert.equal(reference.apply(command), fast.apply(command));
+  for (let index = 0; index < 5_000; index++) {
+    const command = generator.next();
+    assert.equal(reference.apply(command), fast.apply(command));
+  }
+  const copied = takeSnapshotCopy(fast, true);
+  const columns = takeSnapshotCopy(reference, true);
+  assert.ok('store' in copied.orders && !('store' in columns.orders));
+  assert.deepEqual(snapshotCopyTransfers(columns), []);
+  assert.deepEqual(completeSnapshot(columns), completeSnapshot(copied));
 });
 
 test('a snapshot is refused by an engine that is not fresh or has other pairs', () => {

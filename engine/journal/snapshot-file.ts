@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { Decoder, Encoder } from '@msgpack/msgpack';
 import type { Engine } from '../core/engine.ts';
-import { restoreSnapshot, takeSnapshot, type EngineSnapshot, type OrderColumns } from '../core/snapshot.ts';
+import { completeSnapshot, restoreSnapshot, snapshotCopyTransfers, takeSnapshotCopy, type EngineSnapshot, type OrderColumns, type SnapshotCopy } from '../core/snapshot.ts';
 import { snapshotStateHash, stateHash, stateHashRestWords } from '../core/state-hash.ts';
 import { fileNamesIn, syncDirectory } from './segments.ts';
 
@@ -45,29 +45,47 @@ export interface SnapshotPayload {
 
 /**
  * What the engine's thread must take at a snapshot's point: a copy of the state (sharing no memory with
- * the engine) and the words its state hash ends with. The hash itself (`finishSnapshot`), the encoding and
- * the write can follow later or on another thread: a structured clone of this gives the same hash and
- * bytes.
+ * the engine; its orders as a copy of the order records, `takeSnapshotCopy`) and the words its state hash
+ * ends with. The orders' columns, the hash (`finishSnapshot`), the encoding and the write can follow later
+ * or on another thread: a structured clone of this gives the same hash and bytes, and `takenTransfers`
+ * lists the buffers a postMessage can hand over instead of copying.
  */
 export interface TakenSnapshot {
   seq: number;
-  state: EngineSnapshot;
+  copy: SnapshotCopy;
   restWords: number[];
   defaultTakerFeeBps: number;
 }
 
-export function takeSnapshotAt(engine: Engine, seq: number): TakenSnapshot {
-  return { seq, state: takeSnapshot(engine), restWords: stateHashRestWords(engine), defaultTakerFeeBps: engine.settings.takerFeeBps };
+/**
+ * Takes the snapshot of `seq` to be finished elsewhere, its orders as a copy of the records; `spare` is the
+ * records buffer of an earlier one, reused when large enough (`takenRecords`).
+ */
+export function takeSnapshotAt(engine: Engine, seq: number, spare: ArrayBuffer | null = null): TakenSnapshot {
+  return { seq, copy: takeSnapshotCopy(engine, true, spare), restWords: stateHashRestWords(engine), defaultTakerFeeBps: engine.settings.takerFeeBps };
+}
+
+/** The copied records' buffer of a taken snapshot (null when its orders were taken as columns): once the snapshot is finished, the spare of the next. */
+export function takenRecords(taken: TakenSnapshot): ArrayBuffer | null {
+  const orders = taken.copy.orders;
+  return 'store' in orders ? orders.store.records : null;
+}
+
+/** The buffers of a taken snapshot that a postMessage may transfer (the taken snapshot is then the receiver's). */
+export function takenTransfers(taken: TakenSnapshot): ArrayBuffer[] {
+  return snapshotCopyTransfers(taken.copy);
 }
 
 /** The payload of a taken snapshot: its state hash, the same as `stateHash` of the engine when taken. */
 export function finishSnapshot(taken: TakenSnapshot): SnapshotPayload {
-  return { seq: taken.seq, stateHash: snapshotStateHash(taken.state, taken.restWords, taken.defaultTakerFeeBps), state: taken.state };
+  const state = completeSnapshot(taken.copy);
+  return { seq: taken.seq, stateHash: snapshotStateHash(state, taken.restWords, taken.defaultTakerFeeBps), state };
 }
 
 /** The engine's current state as the snapshot of `seq`, not yet encoded. */
 export function snapshotPayload(engine: Engine, seq: number): SnapshotPayload {
-  return finishSnapshot(takeSnapshotAt(engine, seq));
+  // Finished here at once: the columns are read from the engine, with no copy of the records in between.
+  return finishSnapshot({ seq, copy: takeSnapshotCopy(engine, false), restWords: stateHashRestWords(engine), defaultTakerFeeBps: engine.settings.takerFeeBps });
 }
 
 /** A snapshot file's bytes: header and msgpack body. */

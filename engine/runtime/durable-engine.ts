@@ -26,7 +26,7 @@ import { readJournal } from '../journal/reader.ts';
 import { journalFormatVersion } from '../journal/codec.ts';
 import { useRulesOf } from '../journal/rules.ts';
 import { SegmentWriter, defaultSegmentBytesMax, listSegments, type SyncMode } from '../journal/segments.ts';
-import { encodeSnapshot, loadNewestSnapshot, pruneSnapshots, removeUnfinishedSnapshots, takeSnapshotAt, writeSnapshotFile } from '../journal/snapshot-file.ts';
+import { encodeSnapshot, loadNewestSnapshot, pruneSnapshots, removeUnfinishedSnapshots, takeSnapshotAt, takenTransfers, writeSnapshotFile } from '../journal/snapshot-file.ts';
 import type { FromSnapshotWorker, SnapshotWorkerInput, ToSnapshotWorker } from './snapshot-worker.ts';
 import { platformDomains } from '../domains/index.ts';
 import { Outcome, Sequencer, SequencerClosedError, type DurableBatch, type JournalWriter, type OutcomeCallback, type Submission } from './sequencer.ts';
@@ -89,6 +89,8 @@ export class DurableEngine {
   private snapshotWorker: Worker | null = null;
   /** The snapshot the worker is encoding or writing, and whether it was told that its seq is durable. */
   private snapshotInFlight: { seq: number; durableSent: boolean } | null = null;
+  /** The order records' buffer of the last snapshot, handed back by the worker once it is done with it. */
+  private spareRecords: ArrayBuffer | null = null;
   /** Called when the snapshot in flight is written or has failed (close waits for it). */
   private snapshotSettled: (() => void) | null = null;
 
@@ -228,11 +230,16 @@ export class DurableEngine {
     this.lastSnapshotAt = this.clock();
   }
 
-  /** Takes the snapshot of `seq` here and hands it to the writer's thread (postMessage copies it now). */
+  /**
+   * Takes the snapshot of `seq` here and hands it to the writer's thread: postMessage copies the small parts
+   * now and transfers the copied order records.
+   */
   private snapshotToWorker(seq: number, durable: boolean): void {
     const worker = this.snapshotWorker ?? this.startSnapshotWorker();
     this.snapshotInFlight = { seq, durableSent: durable };
-    worker.postMessage({ type: 'snapshot', taken: takeSnapshotAt(this.engine, seq), durable } satisfies ToSnapshotWorker);
+    const taken = takeSnapshotAt(this.engine, seq, this.spareRecords);
+    this.spareRecords = null;
+    worker.postMessage({ type: 'snapshot', taken, durable } satisfies ToSnapshotWorker, takenTransfers(taken));
   }
 
   private sendDurable(inFlight: { seq: number; durableSent: boolean }): void {
@@ -246,6 +253,10 @@ export class DurableEngine {
     // A snapshot in flight never keeps the process alive: the journal holds everything it covers.
     worker.unref();
     worker.on('message', (message: FromSnapshotWorker) => {
+      if (message.type === 'spare') {
+        this.spareRecords = message.records;
+        return;
+      }
       if (message.type === 'written') {
         this.options.log?.('snapshot_written', { seq: message.seq, path: message.path, bytes: message.bytes, thread: 'worker' });
         if (this.options.pruneSegments) this.pruneSegments(message.seq);

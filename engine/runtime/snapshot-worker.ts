@@ -1,18 +1,21 @@
 /**
  * The snapshot writer's worker thread (DurableEngine with `startWorker`): takes the snapshots that the
- * engine's thread took (engine/journal/snapshot-file.ts, `takeSnapshotAt`: the state's copy and the words
- * its hash ends with), computes each one's state hash over the copied orders, encodes it, and writes it
- * atomically once the commands it covers are durable, then prunes the older files. The engine's thread
- * keeps only what must be done at the snapshot's point; the hash over the orders, the msgpack encoding,
- * the CRC and the file's write and fsync, which grow with the state (hundreds of ms each at a million
- * resting orders), no longer hold up its orders.
+ * engine's thread took (engine/journal/snapshot-file.ts, `takeSnapshotAt`: the state's copy, its orders a
+ * copy of the order records' bytes, and the words its hash ends with), walks the copied books into the
+ * orders' columns, computes the state hash over them, encodes it, and writes it atomically once the
+ * commands it covers are durable, then prunes the older files. The engine's thread keeps only what must be
+ * done at the snapshot's point (the copies); the walk over the orders, the hash, the msgpack encoding, the
+ * CRC and the file's write and fsync, which grow with the state (hundreds of ms each at a million resting
+ * orders), no longer hold up its orders.
  *
  * Messages in: `{ type: 'snapshot', taken, durable }` (a snapshot whose seq is not yet durable is
- * encoded at once and written on `{ type: 'durable' }`). Out: `{ type: 'written', seq, path, bytes }`
- * or `{ type: 'failed', seq, message }` (the journal still holds everything; the next snapshot tries again).
+ * encoded at once and written on `{ type: 'durable' }`). Out: `{ type: 'spare', records }` (the copied
+ * order records' buffer, transferred back once the orders' columns are built, for the next snapshot to copy
+ * into), then `{ type: 'written', seq, path, bytes }` or `{ type: 'failed', seq, message }` (the journal
+ * still holds everything; the next snapshot tries again).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { encodeSnapshotPayload, finishSnapshot, pruneSnapshots, writeSnapshotFile, type TakenSnapshot } from '../journal/snapshot-file.ts';
+import { encodeSnapshotPayload, finishSnapshot, pruneSnapshots, takenRecords, writeSnapshotFile, type TakenSnapshot } from '../journal/snapshot-file.ts';
 
 export interface SnapshotWorkerInput {
   readonly dir: string;
@@ -22,6 +25,7 @@ export interface SnapshotWorkerInput {
 
 export type ToSnapshotWorker = { readonly type: 'snapshot'; readonly taken: TakenSnapshot; readonly durable: boolean } | { readonly type: 'durable' };
 export type FromSnapshotWorker =
+  | { readonly type: 'spare'; readonly records: ArrayBuffer }
   | { readonly type: 'written'; readonly seq: number; readonly path: string; readonly bytes: number }
   | { readonly type: 'failed'; readonly seq: number; readonly message: string };
 
@@ -47,7 +51,11 @@ port.on('message', (message: ToSnapshotWorker) => {
   }
   let bytes: Buffer;
   try {
-    bytes = encodeSnapshotPayload(finishSnapshot(message.taken));
+    const payload = finishSnapshot(message.taken);
+    // The copied records are read: hand their buffer back for the next snapshot to copy into.
+    const records = takenRecords(message.taken);
+    if (records !== null) port.postMessage({ type: 'spare', records } satisfies FromSnapshotWorker, [records]);
+    bytes = encodeSnapshotPayload(payload);
   } catch (error) {
     port.postMessage({ type: 'failed', seq: message.taken.seq, message: error instanceof Error ? error.message : String(error) } satisfies FromSnapshotWorker);
     return;

@@ -455,6 +455,24 @@ export class FastBook implements Book {
     return written;
   }
 
+  /**
+   * The first order of each level of `side` that holds orders, best level first: with the records the
+   * nodes live in (copied at the same moment), all that `visitCopiedLevels` needs to walk the side in
+   * priority order elsewhere. A few thousand levels at most, read in sequence.
+   */
+  levelHeads(side: Side): Int32Array<ArrayBuffer> {
+    const sorted = this.sideLevels(side);
+    const pool = this.pool;
+    const heads = new Int32Array(sorted.length - sorted.empty);
+    let count = 0;
+    for (let index = sorted.length - 1; index >= 0; index--) {
+      const level = sorted.levels[index]!;
+      if (pool.orders[level]! > 0) heads[count++] = pool.head[level]!;
+    }
+    assert(count === heads.length, 'every level not marked empty holds orders');
+    return heads;
+  }
+
   visit(side: Side, visitor: OrderVisitor): void {
     const sorted = this.sideLevels(side);
     const pool = this.pool;
@@ -469,11 +487,27 @@ export class FastBook implements Book {
   }
 }
 
+/**
+ * Visits, in order, every order of the levels whose first orders are `heads` (`FastBook.levelHeads`), reading
+ * the level lists from a copy of the records the book's nodes live in (`recordBytes` per record, as the
+ * factory was made with): each order's slot and remaining lots. Walks a book elsewhere than on the
+ * engine's thread (a snapshot's columns, built on the writer's thread).
+ */
+export function visitCopiedLevels(records: NodeRecords, recordBytes: number, heads: Int32Array, visit: (slot: number, lots: number) => void): void {
+  const nodes = new NodeArena(recordBytes, records);
+  nodes.ensure(records.i32.length / (recordBytes / 4));
+  for (let index = 0; index < heads.length; index++) {
+    for (let slot = heads[index]!; slot !== nil; slot = nodes.next(slot)) visit(slot, nodes.lots(slot));
+  }
+}
+
 /** Bytes per node record of a factory that keeps its own nodes (no order store to share). */
 const ownRecordBytes = 32;
 
 export class FastBookFactory implements BookFactory {
   private readonly nodes: NodeArena;
+  /** Whether the books keep their nodes in the given order records (else in an arena of their own). */
+  readonly nodesInRecords: boolean;
 
   /**
    * With `records`, the books keep their nodes in those order records (an engine's order store, whose
@@ -481,6 +515,7 @@ export class FastBookFactory implements BookFactory {
    */
   constructor(records: NodeRecords | null = null, recordBytes = ownRecordBytes) {
     this.nodes = new NodeArena(recordBytes, records);
+    this.nodesInRecords = records !== null;
   }
 
   create(levelsPerSideMax: number): FastBook {
