@@ -38,6 +38,7 @@ export const opsModule: ShellModule = {
         table.useCors(corsPolicy(settings.corsOrigins, settings.corsMaxAgeS));
         table.observe((route) => metrics.observerFor(route));
         sequencer.journalWriteObserver = (seconds) => metrics.journalFsync.observe(seconds);
+        context.durable.snapshotHoldObserver = (seconds) => metrics.snapshotHold.observe(seconds);
         started = true;
       },
       stop() {
@@ -45,6 +46,7 @@ export const opsModule: ShellModule = {
       },
       close() {
         sequencer.journalWriteObserver = null;
+        context.durable.snapshotHoldObserver = null;
       },
     };
   },

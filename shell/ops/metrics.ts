@@ -7,6 +7,8 @@
  * - tp_order_ack_seconds{route}: from a request's arrival to its answer on those routes (the durable answer
  *   for an accepted order; refusals answer at once).
  * - tp_journal_fsync_seconds: each journal batch write with its sync (O_DSYNC; JOURNAL_SYNC=sync).
+ * - tp_snapshot_hold_seconds: how long each periodic snapshot held the order thread (taking the state's
+ *   copy and handing it to the snapshot worker, which encodes and writes it).
  * - tp_sequencer_queue_depth: commands accepted and not yet durable.
  * - tp_ws_clients{path}, tp_ws_send_backlog_bytes{path}: open stream connections and their unsent bytes.
  * - tp_amm_worker_up{chain}, tp_amm_quote_age_seconds{chain}: each AMM chain's worker, and the age of its
@@ -37,6 +39,8 @@ export const orderRouteNames: readonly string[] = [
 /** Ack buckets in seconds: 50 µs to 1 s, dense around the journal sync's few milliseconds. */
 const ackBuckets = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1];
 const fsyncBuckets = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256];
+/** Snapshot hold buckets in seconds: 250 µs (a small state) to 2 s. */
+const snapshotBuckets = [0.00025, 0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1, 2];
 
 /** One route's answers: counts by HTTP status and the ack histogram's buckets, sum and count. */
 class RouteTally {
@@ -111,6 +115,7 @@ export class OpsMetrics {
   readonly registry = new Registry();
   private readonly tallies: RouteTally[] = [];
   readonly journalFsync: Histogram;
+  readonly snapshotHold: Histogram;
 
   constructor(context: ShellContext) {
     const registers = [this.registry];
@@ -136,6 +141,7 @@ export class OpsMetrics {
     // The registry takes any object with prom-client's metric shape (name, help, type, get, reset).
     this.registry.registerMetric(ack as unknown as Metric);
     this.journalFsync = new Histogram({ name: 'tp_journal_fsync_seconds', help: 'Journal batch write including its sync (O_DSYNC), per batch.', buckets: fsyncBuckets, registers });
+    this.snapshotHold = new Histogram({ name: 'tp_snapshot_hold_seconds', help: 'How long each periodic snapshot held the order thread.', buckets: snapshotBuckets, registers });
     const sequencer = context.durable.sequencer;
     new Gauge({
       name: 'tp_sequencer_queue_depth',

@@ -153,7 +153,8 @@ test('CORS settings and policy: exact origins only; refused origins get no Acces
 test('health, readiness, metrics and CORS on a running server', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'ops-'));
   const origin = 'https://app.example.com';
-  const config = loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin', METRICS_TOKEN: 'scrape-secret', CORS_ORIGINS: origin });
+  // A snapshot every two commands, so that the scrape below has snapshots to count.
+  const config = loadConfig({ PORT: '0', AMM_CHAINS: '', DATA_DIR: dataDir, ADMIN_API_KEY: 'admin', METRICS_TOKEN: 'scrape-secret', CORS_ORIGINS: origin, SNAPSHOT_EVERY_COMMANDS: '2' });
   const server = await startServer(config, silentLog);
   try {
     const health = await call(server, 'GET', '/health');
@@ -222,6 +223,10 @@ test('health, readiness, metrics and CORS on a running server', async () => {
     const fsyncCount = samplesOf(after, 'tp_journal_fsync_seconds', 'histogram').find((sample) => sample.name === 'tp_journal_fsync_seconds_count');
     assert.ok(fsyncCount !== undefined && fsyncCount.value >= 2, 'every durable batch is timed (the credit, the order, the cancel)');
     assert.deepEqual(samplesOf(after, 'tp_sequencer_queue_depth', 'gauge').map((sample) => sample.value), [0], 'nothing waits once every answer was given');
+    const snapshotHold = samplesOf(after, 'tp_snapshot_hold_seconds', 'histogram');
+    const holds = snapshotHold.find((sample) => sample.name === 'tp_snapshot_hold_seconds_count')?.value ?? 0;
+    const heldS = snapshotHold.find((sample) => sample.name === 'tp_snapshot_hold_seconds_sum')?.value ?? -1;
+    assert.ok(holds >= 1 && heldS > 0 && heldS < 10 * holds, `${holds} snapshots held the order thread ${heldS} s in all`);
     const clients = samplesOf(after, 'tp_ws_clients', 'gauge');
     assert.deepEqual(clients.find((sample) => sample.labels['path'] === '/ws/exchange/:symbol')?.value, 1, 'the open exchange stream client');
     assert.ok(clients.some((sample) => sample.labels['path'] === '/ws/arena' && sample.value === 0), 'module streams are listed too');
