@@ -116,3 +116,47 @@ test('the worker writes periodic snapshots once durable, and a restart from one 
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('a snapshot that cannot be taken (no memory for the copy) is reported, the commands go on, and the next one is written', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'snapshot-writer-'));
+  try {
+    let commandTs = 0;
+    const events: Array<{ event: string; seq: number; thread?: unknown }> = [];
+    const log = (event: string, fields: Record<string, unknown>): void => {
+      if (event.startsWith('snapshot_')) events.push({ event, seq: Number(fields['seq']), thread: fields['thread'] });
+    };
+    const durable = DurableEngine.open({ dataDir, engine: { markets, domains: platformDomains }, clock: () => commandTs, snapshotEveryCommands: 500, log, startWorker });
+    const store = durable.engine.orders;
+    const copyRecords = store.copyRecords.bind(store);
+    let refusals = 1;
+    store.copyRecords = (spare) => {
+      if (refusals-- > 0) throw new RangeError('Array buffer allocation failed');
+      return copyRecords(spare);
+    };
+    const { generator, funding } = generatorFor(durable.engine, 43);
+    // Every submission is answered (a broken sequencer would reject them).
+    for (let index = 0; index < 2_000; index++) {
+      const command = index < funding.length ? funding[index]! : generator.next();
+      commandTs = command.ts;
+      await durable.submit(command);
+      if (index % 100 === 99) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await new Promise<void>((resolve) => {
+      const poll = (): void => void (events.some((entry) => entry.event === 'snapshot_written') ? resolve() : setTimeout(poll, 10));
+      poll();
+    });
+    const liveHash = stateHash(durable.engine);
+    const lastSeq = durable.sequencer.lastSeq;
+    await durable.close();
+    const failed = events.filter((entry) => entry.event === 'snapshot_failed');
+    assert.equal(failed.length, 1, JSON.stringify(events));
+    const written = events.filter((entry) => entry.event === 'snapshot_written' && entry.thread === 'worker');
+    assert.ok(written.length >= 1 && written[0]!.seq > failed[0]!.seq, JSON.stringify(events));
+    const reopened = DurableEngine.open({ dataDir, engine: { markets, domains: platformDomains }, clock: () => commandTs });
+    assert.equal(reopened.recovery.stateHash, liveHash);
+    assert.equal(reopened.recovery.lastSeq, lastSeq);
+    await reopened.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -228,17 +228,24 @@ export class DurableEngine {
     const lastSeq = this.sequencer.lastSeq;
     if (lastSeq - this.lastSnapshotSeq < everyCommands && this.clock() - this.lastSnapshotAt < everyMs) return;
     if (lastSeq === this.lastSnapshotSeq) return;
-    if (this.options.startWorker !== undefined) {
-      this.snapshotToWorker(lastSeq, lastSeq <= durableSeq);
-    } else {
-      const started = performance.now();
-      const { bytes } = encodeSnapshot(this.engine, lastSeq);
-      if (lastSeq <= durableSeq) this.writeSnapshot(lastSeq, bytes);
-      else this.pendingSnapshot = { seq: lastSeq, bytes };
-      this.snapshotHoldObserver?.((performance.now() - started) / 1000);
-    }
+    // The next one comes after another interval, whether this one succeeds or not.
     this.lastSnapshotSeq = lastSeq;
     this.lastSnapshotAt = this.clock();
+    try {
+      if (this.options.startWorker !== undefined) {
+        this.snapshotToWorker(lastSeq, lastSeq <= durableSeq);
+      } else {
+        const started = performance.now();
+        const { bytes } = encodeSnapshot(this.engine, lastSeq);
+        if (lastSeq <= durableSeq) this.writeSnapshot(lastSeq, bytes);
+        else this.pendingSnapshot = { seq: lastSeq, bytes };
+        this.snapshotHoldObserver?.((performance.now() - started) / 1000);
+      }
+    } catch (error) {
+      // A snapshot only shortens recovery: the journal holds every command it would cover. A failure to take
+      // or write one (no memory for the copy, a full disk) is reported and the exchange carries on.
+      this.options.log?.('snapshot_failed', { seq: lastSeq, error: error instanceof Error ? error.message : String(error) });
+    }
   }
 
   /**
