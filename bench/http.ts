@@ -17,6 +17,7 @@
  *                                             before the usual runs, closed loops of this build's AMM-off server
  *                                             and the baseline's in turns, the one that goes first alternating
  *                                             round by round; prints each round and the median ratio
+ *   npm run bench:http -- --resting 1000000   seed and hold a book of that many resting orders (default 10 000)
  *   options: --connections 128 --threads 1 --rate 50000 --warmup 3 --sync sync|none
  *
  * How: the order server runs as a child process the way `npm start` runs it, as the esbuild bundle
@@ -28,10 +29,10 @@
  * (GET /api/v1/exchange/eth/venues) and the hybrid book (GET /api/v1/exchange/eth/book/hybrid) shows venue
  * levels on both sides, and prices the seed against that book: buys below its best ask and sells above
  * its best bid, each with a margin (seedMarginBps), around its mid when the venues' spread leaves room
- * (see seedPrices). It seeds 10 000 resting ETH/USDC orders with batch placements, the two innermost
+ * (see seedPrices). It seeds 10 000 resting ETH/USDC orders (`--resting`) with batch placements, the two innermost
  * first and alone, and checks that every one rests. wrk (Debian's package, installed by
  * scripts/ensure-wrk.sh when missing) runs bench/http/orders.lua: single-order requests, rotating the
- * keys, in a mix that keeps the book near 10 000 resting orders (post-only passive limits, IOC limits that
+ * keys, in a mix that keeps the book near its seeded size (post-only passive limits, IOC limits that
  * take the best resting order, cancels of ids read from earlier answers; the script's header says how
  * its prices follow the seed's and what the AMM's moves do to them). wrk runs four times against each
  * server: an untimed warm-up, the throughput run (closed loop: each connection sends its next request
@@ -93,6 +94,7 @@ const { values } = parseArgs({
     amm: { type: 'string', default: 'both' },
     baseline: { type: 'string' },
     rounds: { type: 'string', default: '1' },
+    resting: { type: 'string', default: '10000' },
   },
 });
 
@@ -129,8 +131,12 @@ if (abRoundCount > 1 && (baselineBundle === null || !ammModes.includes('off'))) 
   throw new Error('--rounds compares the AMM-off server with the baseline: give --baseline, with --amm off or both');
 }
 
-/** Resting orders seeded before the load; the load's mix holds the book near this size. */
-const restingTarget = 10_000;
+/**
+ * Resting orders seeded before the load (`--resting`, 10 000 by default, at most a million: eight users'
+ * open orders, at most 200 000 each, spread over the keys); the load's mix holds the book near this size.
+ */
+const restingTarget = positiveInteger('resting', values.resting);
+if (restingTarget < 2 || restingTarget > 1_000_000) throw new Error('--resting must be 2 to 1000000');
 /** 32 ADMIN keys allow 19.2 M order requests a minute, far above any rate reached here. */
 const usersCount = 8;
 const keysPerUser = 4;
