@@ -89,7 +89,10 @@ test('the worker writes periodic snapshots once durable, and a restart from one 
         await new Promise((resolve) => setTimeout(resolve, 5));
         // The first snapshot starts the worker, which loads its modules first (slowly from the sources, on
         // a busy machine slower still): wait for it, so that the later ones come while commands flow.
-        while (written.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+        for (const deadline = Date.now() + 60_000; written.length === 0; ) {
+          assert.ok(Date.now() < deadline, 'the worker wrote no snapshot within 60 s');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
       }
     }
     await Promise.all(pending);
@@ -141,10 +144,10 @@ test('a snapshot that cannot be taken (no memory for the copy) is reported, the 
       await durable.submit(command);
       if (index % 100 === 99) await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    await new Promise<void>((resolve) => {
-      const poll = (): void => void (events.some((entry) => entry.event === 'snapshot_written') ? resolve() : setTimeout(poll, 10));
-      poll();
-    });
+    for (const deadline = Date.now() + 60_000; !events.some((entry) => entry.event === 'snapshot_written'); ) {
+      assert.ok(Date.now() < deadline, `no snapshot written within 60 s: ${JSON.stringify(events)}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     const liveHash = stateHash(durable.engine);
     const lastSeq = durable.sequencer.lastSeq;
     await durable.close();
