@@ -62,7 +62,11 @@ export interface TakenSnapshot {
  * records buffer of an earlier one, reused when large enough (`takenRecords`).
  */
 export function takeSnapshotAt(engine: Engine, seq: number, spare: ArrayBuffer | null = null): TakenSnapshot {
-  return { seq, copy: takeSnapshotCopy(engine, true, spare), restWords: stateHashRestWords(engine), defaultTakerFeeBps: engine.settings.takerFeeBps };
+  return taken(engine, seq, true, spare);
+}
+
+function taken(engine: Engine, seq: number, copyRecords: boolean, spare: ArrayBuffer | null): TakenSnapshot {
+  return { seq, copy: takeSnapshotCopy(engine, copyRecords, spare), restWords: stateHashRestWords(engine), defaultTakerFeeBps: engine.settings.takerFeeBps };
 }
 
 /** The copied records' buffer of a taken snapshot (null when its orders were taken as columns): once the snapshot is finished, the spare of the next. */
@@ -85,7 +89,7 @@ export function finishSnapshot(taken: TakenSnapshot): SnapshotPayload {
 /** The engine's current state as the snapshot of `seq`, not yet encoded. */
 export function snapshotPayload(engine: Engine, seq: number): SnapshotPayload {
   // Finished here at once: the columns are read from the engine, with no copy of the records in between.
-  return finishSnapshot({ seq, copy: takeSnapshotCopy(engine, false), restWords: stateHashRestWords(engine), defaultTakerFeeBps: engine.settings.takerFeeBps });
+  return finishSnapshot(taken(engine, seq, false, null));
 }
 
 /** A snapshot file's bytes: header and msgpack body. */

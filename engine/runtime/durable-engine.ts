@@ -10,9 +10,11 @@
  * Snapshots are taken every `snapshotEveryCommands` commands or `snapshotEveryMs` of clock time, and on
  * close. A snapshot may cover commands whose batch is still syncing; its file is written only once they
  * are durable, so a snapshot on disk never holds anything the journal could lose. With `startWorker` (the
- * server) the engine's thread only takes the snapshot (a copy of the state and the words its hash ends
- * with) and a worker thread hashes, encodes and writes it (snapshot-worker.ts), one at a time; segments
- * are pruned once the worker has written it. Without, all of it happens on the engine's thread.
+ * server) the engine's thread only takes the snapshot (a copy of the state, its orders as the order
+ * records' bytes, and the words its hash ends with) and a worker thread builds the orders' columns from the
+ * copy, hashes, encodes and writes it (snapshot-worker.ts), one at a time, handing the records' buffer
+ * back for the next copy; segments are pruned once the worker has written it. Without, all of it happens
+ * on the engine's thread, the columns read from the engine directly.
  */
 import { mkdirSync, unlinkSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
