@@ -292,6 +292,14 @@ export class Engine extends EngineState implements DomainPort {
     return restoreOrder(this, row);
   }
 
+  /**
+   * Grows the per-account order lists over every account the ledger holds, as opening each account did
+   * live: restored accounts without orders need them too (placing into lists too short would link nothing).
+   */
+  restoreAccountLists(): void {
+    if (this.ledger.accountCount > 0) ensureAccountLists(this, this.ledger.accountCount - 1);
+  }
+
   /** Appends a restored order to its account's list (called in order-id order). */
   restoreAccountLink(slot: number): void {
     restoreAccountLink(this, slot);

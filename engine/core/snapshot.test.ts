@@ -4,7 +4,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { CommandKind, type Command } from './commands.ts';
 import { Engine } from './engine.ts';
+import { Result } from './results.ts';
+import { orderRequest } from './sim/order-request.ts';
 import { CollectingSink } from './events.ts';
 import { noSlot } from './order-store.ts';
 import { completeSnapshot, restoreSnapshot, snapshotCopyTransfers, takeSnapshot, takeSnapshotCopy } from './snapshot.ts';
@@ -95,4 +98,28 @@ test('a snapshot is refused by an engine that is not fresh or has other pairs', 
   assert.throws(() => restoreSnapshot(used, snapshot), /fresh engine/);
   assert.throws(() => restoreSnapshot(new Engine({ markets }), { ...snapshot, pairIds: [1] }), /pairs differ/);
   assert.throws(() => restoreSnapshot(new Engine({ markets }), { ...snapshot, version: 99 }), /version/);
+});
+
+test('accounts restored without orders get their order lists: cancel-all, estimates and new orders work as before the snapshot', () => {
+  const usdc = markets.assets.find((asset) => asset.symbol === 'USDC')!;
+  const eth = markets.pairs.find((pair) => pair.base.symbol === 'ETH')!;
+  const original = new Engine({ markets });
+  let seq = 0;
+  const apply = (engine: Engine, command: Record<string, unknown>): number => engine.apply({ seq: ++seq, ts: 1_000 + seq, ...command } as unknown as Command);
+  for (let userId = 1; userId <= 200; userId++) assert.equal(apply(original, { kind: CommandKind.deposit, userId, mode: 0, assetId: usdc.id, amountAtoms: 10_000_000_000 }), Result.ok);
+  // Only the first user has an order when the snapshot is taken: the restore grew lists for its account
+  // alone (64 accounts), and the last user's account lay past them.
+  assert.equal(apply(original, { kind: CommandKind.placeOrder, ...orderRequest({ orderId: original.lastOrderId + 1, userId: 1, pairId: eth.id, priceTicks: 290_000 }) }), Result.ok);
+  const restored = new Engine({ markets });
+  restoreSnapshot(restored, structuredClone(takeSnapshot(original)));
+  const afterSeq = seq;
+  for (const engine of [original, restored]) {
+    seq = afterSeq;
+    // Before the fix, the last user's account lay past the restored lists: cancel-all and the estimate never returned.
+    assert.equal(apply(engine, { kind: CommandKind.cancelAll, userId: 200, mode: 0, pairId: 0 }), Result.ok);
+    assert.equal(engine.estimateSell(200, 0, eth.id, 1, 1).filledLots, 1, 'one lot sells into the first user\'s bid');
+    assert.equal(apply(engine, { kind: CommandKind.placeOrder, ...orderRequest({ orderId: engine.lastOrderId + 1, userId: 200, pairId: eth.id, priceTicks: 290_000 }) }), Result.ok);
+    assert.equal(engine.openOrderSlots(200, 0).length, 1, 'the new order is on its account list');
+  }
+  assert.equal(stateHash(restored), stateHash(original));
 });

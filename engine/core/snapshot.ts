@@ -338,6 +338,7 @@ export function restoreSnapshot(engine: Engine, snapshot: EngineSnapshot): void 
     );
     assert(restored === account, 'accounts restore in order');
   }
+  engine.restoreAccountLists();
   ledger.supply.set(snapshot.supply);
   engine.lastOrderId = snapshot.lastOrderId;
   engine.lastTradeId = snapshot.lastTradeId;

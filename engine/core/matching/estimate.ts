@@ -11,6 +11,7 @@ import { noAccount } from '../ledger.ts';
 import { noSlot } from '../order-store.ts';
 import type { SellEstimate } from '../port.ts';
 import { venueCutoffMs } from '../venues/quotes.ts';
+import { firstAccountSlot } from '../orders/accounts.ts';
 import { accountTakerFeeBps, feeCap } from './fees.ts';
 
 
@@ -46,7 +47,7 @@ export function estimateSell(engine: EngineState, userId: number, mode: Mode, pa
   const store = engine.orders;
   let ownOrders = 0;
   let ownRestingHere = 0;
-  for (let slot = engine.accountHead[account]!; slot !== noSlot; slot = store.accountNext(slot)) {
+  for (let slot = firstAccountSlot(engine, account); slot !== noSlot; slot = store.accountNext(slot)) {
     ownOrders++;
     if (store.context(slot) !== context.index || store.status(slot) === OrderStatus.pending) continue;
     ownRestingHere++;

@@ -22,6 +22,15 @@ export function ensureAccountLists(engine: EngineState, account: number): void {
   engine.accountOpenOrders = grownInt32(engine.accountOpenOrders, capacity);
 }
 
+/**
+ * The oldest live order of `account`, or `noSlot`. An account whose lists were never grown (opened by a
+ * credit or a domain and restored from a snapshot without orders, where the lists grow only for accounts
+ * with orders) has none: reading past the lists would give `undefined` and a walk that never ends.
+ */
+export function firstAccountSlot(engine: EngineState, account: number): number {
+  return account < engine.accountHead.length ? engine.accountHead[account]! : noSlot;
+}
+
 /** Appends a new live order to its account's list and counts it. */
 export function linkToAccount(engine: EngineState, account: number, slot: number): void {
   const store = engine.orders;
@@ -82,12 +91,12 @@ export function openOrderSlots(engine: EngineState, userId: number, mode: Mode):
   const account = engine.ledger.find(userId, mode);
   const slots: number[] = [];
   if (account === noAccount) return slots;
-  for (let slot = engine.accountHead[account]!; slot !== noSlot; slot = engine.orders.accountNext(slot)) slots.push(slot);
+  for (let slot = firstAccountSlot(engine, account); slot !== noSlot; slot = engine.orders.accountNext(slot)) slots.push(slot);
   return slots;
 }
 
 /** How many live orders (user, mode) has, resting or pending. */
 export function openOrderCount(engine: EngineState, userId: number, mode: Mode): number {
   const account = engine.ledger.find(userId, mode);
-  return account === noAccount ? 0 : engine.accountOpenOrders[account]!;
+  return account === noAccount || account >= engine.accountOpenOrders.length ? 0 : engine.accountOpenOrders[account]!;
 }

@@ -7,7 +7,7 @@ import type { EngineState } from '../engine-state.ts';
 import { CancelReason, OrderStatus } from '../events.ts';
 import { noAccount } from '../ledger.ts';
 import { noSlot } from '../order-store.ts';
-import { ownedSlot } from './accounts.ts';
+import { firstAccountSlot, ownedSlot } from './accounts.ts';
 import { finishCancelled } from './lifecycle.ts';
 import { Result, type ResultCode } from '../results.ts';
 import { removeStop } from '../stops.ts';
@@ -36,7 +36,7 @@ export function cancelAll(engine: EngineState, command: CancelAll): ResultCode {
   }
   const account = engine.ledger.find(command.userId, command.mode);
   if (account === noAccount) return Result.ok;
-  let slot = engine.accountHead[account]!;
+  let slot = firstAccountSlot(engine, account);
   while (slot !== noSlot) {
     const next = engine.orders.accountNext(slot);
     if (contextIndex === -1 || engine.orders.context(slot) === contextIndex) cancelSlot(engine, slot, CancelReason.cancelAll);
