@@ -13,12 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from '../engine/core/commands.ts';
 import { Engine } from '../engine/core/engine.ts';
-import { noSlot } from '../engine/core/order-store.ts';
+import { noSlot, recordsBuffer } from '../engine/core/order-store.ts';
 import { takeSnapshot } from '../engine/core/snapshot.ts';
 import { stateHash } from '../engine/core/state-hash.ts';
 import { CommandGenerator } from '../engine/core/sim/generator.ts';
 import { domainGenerators, platformDomains } from '../engine/domains/index.ts';
-import { encodeSnapshotPayload, finishSnapshot, listSnapshots, takeSnapshotAt, takenRecords, takenTransfers } from '../engine/journal/snapshot-file.ts';
+import { encodeSnapshotPayload, finishSnapshot, listSnapshots, spareAfter, takeSnapshotAt, takenRecords, takenTransfers } from '../engine/journal/snapshot-file.ts';
 import { DurableEngine } from '../engine/runtime/durable-engine.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
 import { startWorker } from './workers.ts';
@@ -58,6 +58,78 @@ test('a taken snapshot gives the same hash and bytes after a structured clone (w
   const nextPayload = finishSnapshot(structuredClone(next, { transfer: takenTransfers(next) }));
   assert.equal(nextPayload.stateHash, stateHash(engine));
   assert.deepEqual(encodeSnapshotPayload(nextPayload), encodeSnapshotPayload({ seq: 6_300, stateHash: stateHash(engine), state: takeSnapshot(engine) }));
+});
+
+test('the buffer handed back is the copy\'s own while it has room, and a larger one once the book nearly fills it or grows faster', () => {
+  const engine = new Engine({ markets, domains: platformDomains });
+  const { generator, funding } = generatorFor(engine, 44);
+  for (let index = 0; index < 4_000; index++) engine.apply(index < funding.length ? funding[index]! : generator.next());
+  const bytes = engine.orders.copyBytes;
+  assert.ok(bytes > 0);
+  const roomy = takeSnapshotAt(engine, 4_000, recordsBuffer(bytes, false));
+  assert.ok(spareAfter(roomy) === takenRecords(roomy), 'an eighth of room left: the same buffer');
+  assert.ok(spareAfter(roomy, bytes - bytes / 10) === takenRecords(roomy), 'room for the growth since the snapshot before: the same buffer');
+  const growing = spareAfter(roomy, bytes / 2)!;
+  assert.ok(growing !== takenRecords(roomy) && growing.byteLength >= bytes * 1.5, `room for as much growth again: ${growing.byteLength} for ${bytes}`);
+  const tight = takeSnapshotAt(engine, 4_000, new ArrayBuffer(bytes));
+  const larger = spareAfter(tight)!;
+  assert.ok(larger !== takenRecords(tight) && larger.byteLength >= bytes * 1.125, `a larger buffer: ${larger.byteLength} for ${bytes}`);
+  // The next snapshot copies into it and hashes alike.
+  for (let index = 0; index < 200; index++) engine.apply(generator.next());
+  const next = takeSnapshotAt(engine, 4_200, larger);
+  assert.ok(takenRecords(next) === larger);
+  assert.equal(finishSnapshot(structuredClone(next, { transfer: takenTransfers(next) })).stateHash, stateHash(engine));
+});
+
+test('a book recovered at start gets its first snapshot\'s records buffer prepared by the worker', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'snapshot-writer-'));
+  try {
+    let commandTs = 0;
+    const first = DurableEngine.open({ dataDir, engine: { markets, domains: platformDomains }, clock: () => commandTs });
+    const { generator, funding } = generatorFor(first.engine, 45);
+    const pending: Array<Promise<unknown>> = [];
+    for (let index = 0; index < 3_000; index++) {
+      const command = index < funding.length ? funding[index]! : generator.next();
+      commandTs = command.ts;
+      pending.push(first.submit(command));
+    }
+    await Promise.all(pending.splice(0));
+    await first.close();
+
+    const reserved: number[] = [];
+    const written: number[] = [];
+    const log = (event: string, fields: Record<string, unknown>): void => {
+      if (event === 'snapshot_records_reserved') reserved.push(Number(fields['bytes']));
+      if (event === 'snapshot_written') written.push(Number(fields['seq']));
+      if (event === 'snapshot_failed') assert.fail(`snapshot failed: ${String(fields['error'])}`);
+    };
+    const durable = DurableEngine.open({ dataDir, engine: { markets, domains: platformDomains }, clock: () => commandTs, snapshotEveryCommands: 100, log, startWorker, reserveRecordsBytesMin: 1 });
+    const store = durable.engine.orders;
+    const bytesAtStart = store.copyBytes;
+    assert.ok(bytesAtStart > 0, 'the recovered book holds orders');
+    const spares: Array<number | null> = [];
+    const copyRecords = store.copyRecords.bind(store);
+    store.copyRecords = (spare = null) => {
+      spares.push(spare === null ? null : spare.byteLength);
+      return copyRecords(spare);
+    };
+    for (const deadline = Date.now() + 60_000; reserved.length === 0; ) {
+      assert.ok(Date.now() < deadline, 'the worker prepared no records buffer within 60 s');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.deepEqual(reserved, [recordsBuffer(bytesAtStart, false).byteLength]);
+    for (let index = 0; written.length === 0; index++) {
+      assert.ok(index < 20_000, 'no snapshot was written');
+      const command = generator.next();
+      commandTs = command.ts;
+      await durable.submit(command);
+      if (index % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.equal(spares[0], reserved[0], 'the first snapshot copied into the prepared buffer');
+    await durable.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 test('the worker writes periodic snapshots once durable, and a restart from one gives the live state', async () => {

@@ -41,6 +41,18 @@ export interface OrderRecordsCopy {
   readonly clientIds: string[];
 }
 
+/**
+ * A buffer for a copy of `bytes` of records (`copyRecords`) and `headroom` more (by default an eighth) for
+ * the book to grow into. With `touch`, every page is written once, so that a later copy into it does not
+ * fault page by page: the snapshot writer's thread prepares buffers that way, off the engine's thread,
+ * where the faults of a fresh buffer of a hundred megabytes cost tens of milliseconds.
+ */
+export function recordsBuffer(bytes: number, touch: boolean, headroom = bytes / 8): ArrayBuffer {
+  const buffer = new ArrayBuffer(Math.ceil((bytes + headroom) / recordBytes) * recordBytes);
+  if (touch) new Uint8Array(buffer).fill(0);
+  return buffer;
+}
+
 export class OrderStore {
   capacity = 0;
   private freeHead = noSlot;
@@ -234,8 +246,8 @@ export class OrderStore {
    * would each fault on first write. A fresh one is an eighth larger than needed, for the book to grow into.
    */
   copyRecords(spare: ArrayBuffer | null = null): OrderRecordsCopy {
-    const bytes = this.highWater * recordBytes;
-    const records = spare !== null && spare.byteLength >= bytes ? spare : new ArrayBuffer(Math.ceil((bytes * 1.125) / recordBytes) * recordBytes);
+    const bytes = this.copyBytes;
+    const records = spare !== null && spare.byteLength >= bytes ? spare : recordsBuffer(bytes, false);
     new Uint8Array(records, 0, bytes).set(this.u8.subarray(0, bytes));
     const slots: number[] = [];
     const ids: string[] = [];
@@ -248,6 +260,11 @@ export class OrderStore {
       }
     }
     return { slots: this.highWater, records, clientSlots: Int32Array.from(slots), clientIds: ids };
+  }
+
+  /** The bytes a copy of the records takes now (`copyRecords`): every slot ever handed out. */
+  get copyBytes(): number {
+    return this.highWater * recordBytes;
   }
 
   /** A store over a copy (`copyRecords`), to be read only: the accessors give the copied records' fields. */

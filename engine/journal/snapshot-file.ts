@@ -13,6 +13,7 @@ import { crc32 } from 'node:zlib';
 import { Decoder, Encoder } from '@msgpack/msgpack';
 import type { Engine } from '../core/engine.ts';
 import { completeSnapshot, restoreSnapshot, snapshotCopyTransfers, takeSnapshotCopy, type EngineSnapshot, type OrderColumns, type SnapshotCopy } from '../core/snapshot.ts';
+import { recordBytes, recordsBuffer } from '../core/order-store.ts';
 import { snapshotStateHash, stateHash, stateHashRestWords } from '../core/state-hash.ts';
 import { fileNamesIn, syncDirectory } from './segments.ts';
 
@@ -73,6 +74,36 @@ function taken(engine: Engine, seq: number, copyRecords: boolean, spare: ArrayBu
 export function takenRecords(taken: TakenSnapshot): ArrayBuffer | null {
   const orders = taken.copy.orders;
   return 'store' in orders ? orders.store.records : null;
+}
+
+/** The bytes of order records a taken snapshot copied (0 when its orders were taken as columns). */
+export function takenRecordsBytes(taken: TakenSnapshot): number {
+  const orders = taken.copy.orders;
+  return 'store' in orders ? orders.store.slots * recordBytes : 0;
+}
+
+/**
+ * The records buffer to hand back once a taken snapshot is finished (null when its orders were taken as
+ * columns): its own while it leaves room for the book to grow as it did since the snapshot before
+ * (`previousBytes` of records then; 0 if unknown) and at least a sixteenth more; else a larger one,
+ * prepared here with its pages written, with room for as much growth again and an eighth, so that the
+ * engine's thread copies the next snapshot into a buffer that fits and is paged in.
+ */
+export function spareAfter(taken: TakenSnapshot, previousBytes = 0): ArrayBuffer | null {
+  const orders = taken.copy.orders;
+  if (!('store' in orders)) return null;
+  const bytes = takenRecordsBytes(taken);
+  const growth = previousBytes > 0 && bytes > previousBytes ? bytes - previousBytes : 0;
+  if (orders.store.records.byteLength - bytes >= Math.max(bytes / 16, growth)) return orders.store.records;
+  return recordsBuffer(bytes, true, Math.max(bytes, growth) / 8 + growth);
+}
+
+/**
+ * A records buffer for the engine's next snapshot when it holds `bytes` of records now (`OrderStore.copyBytes`),
+ * its pages written: what the snapshot writer's thread prepares for a large book recovered at start.
+ */
+export function reservedRecords(bytes: number): ArrayBuffer {
+  return recordsBuffer(bytes, true);
 }
 
 /** The buffers of a taken snapshot that a postMessage may transfer (the taken snapshot is then the receiver's). */

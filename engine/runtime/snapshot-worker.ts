@@ -9,13 +9,15 @@
  * orders), no longer hold up its orders.
  *
  * Messages in: `{ type: 'snapshot', taken, durable }` (a snapshot whose seq is not yet durable is
- * encoded at once and written on `{ type: 'durable' }`). Out: `{ type: 'spare', records }` (the copied
+ * encoded at once and written on `{ type: 'durable' }`), `{ type: 'reserve', bytes }` (prepare a records
+ * buffer for a book of that size, recovered at start). Out: `{ type: 'spare', records }` (the copied
  * order records' buffer, transferred back once the orders' columns are built, for the next snapshot to copy
- * into), then `{ type: 'written', seq, path, bytes }` or `{ type: 'failed', seq, message }` (the journal
- * still holds everything; the next snapshot tries again).
+ * into; a larger one when the book would outgrow it at its pace; or the reserved one), then
+ * `{ type: 'written', seq, path, bytes }` or `{ type: 'failed', seq, message }` (the journal still holds
+ * everything; the next snapshot tries again).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { encodeSnapshotPayload, finishSnapshot, pruneSnapshots, takenRecords, writeSnapshotFile, type TakenSnapshot } from '../journal/snapshot-file.ts';
+import { encodeSnapshotPayload, finishSnapshot, pruneSnapshots, reservedRecords, spareAfter, takenRecordsBytes, writeSnapshotFile, type TakenSnapshot } from '../journal/snapshot-file.ts';
 
 export interface SnapshotWorkerInput {
   readonly dir: string;
@@ -23,15 +25,20 @@ export interface SnapshotWorkerInput {
   readonly kept: number;
 }
 
-export type ToSnapshotWorker = { readonly type: 'snapshot'; readonly taken: TakenSnapshot; readonly durable: boolean } | { readonly type: 'durable' };
+export type ToSnapshotWorker =
+  | { readonly type: 'snapshot'; readonly taken: TakenSnapshot; readonly durable: boolean }
+  | { readonly type: 'durable' }
+  | { readonly type: 'reserve'; readonly bytes: number };
 export type FromSnapshotWorker =
-  | { readonly type: 'spare'; readonly records: ArrayBuffer }
+  | { readonly type: 'spare'; readonly records: ArrayBuffer; readonly reserved?: true }
   | { readonly type: 'written'; readonly seq: number; readonly path: string; readonly bytes: number }
   | { readonly type: 'failed'; readonly seq: number; readonly message: string };
 
 const port = parentPort!;
 const input = workerData as SnapshotWorkerInput;
 let held: { seq: number; bytes: Buffer } | null = null;
+/** The order records' bytes the last snapshot copied: how fast the book grows, for the buffer handed back. */
+let lastRecordsBytes = 0;
 
 function write(seq: number, bytes: Buffer): void {
   try {
@@ -49,11 +56,24 @@ port.on('message', (message: ToSnapshotWorker) => {
     held = null;
     return;
   }
+  if (message.type === 'reserve') {
+    let records: ArrayBuffer;
+    try {
+      records = reservedRecords(message.bytes);
+      lastRecordsBytes = message.bytes;
+    } catch {
+      return; // no memory for it now: the first snapshot allocates its own
+    }
+    port.postMessage({ type: 'spare', records, reserved: true } satisfies FromSnapshotWorker, [records]);
+    return;
+  }
   let bytes: Buffer;
   try {
     const payload = finishSnapshot(message.taken);
-    // The copied records are read: hand their buffer back for the next snapshot to copy into.
-    const records = takenRecords(message.taken);
+    // The copied records are read: hand their buffer back for the next snapshot to copy into (a larger
+    // one, pages written here, when the book would outgrow it at the pace it grew).
+    const records = spareAfter(message.taken, lastRecordsBytes);
+    lastRecordsBytes = takenRecordsBytes(message.taken);
     if (records !== null) port.postMessage({ type: 'spare', records } satisfies FromSnapshotWorker, [records]);
     bytes = encodeSnapshotPayload(payload);
   } catch (error) {
