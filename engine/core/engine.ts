@@ -300,6 +300,12 @@ export class Engine extends EngineState implements DomainPort {
     if (this.ledger.accountCount > 0) ensureAccountLists(this, this.ledger.accountCount - 1);
   }
 
+  /** Makes room for `count` restored orders at once: the order store and the id index grow once, not by doublings. */
+  reserveOrders(count: number): void {
+    this.orders.reserve(count, this.growSlots);
+    this.slotByOrderId.reserve(count);
+  }
+
   /** Appends a restored order to its account's list (called in order-id order). */
   restoreAccountLink(slot: number): void {
     restoreAccountLink(this, slot);

@@ -98,3 +98,33 @@ test('OrderIdIndex: an id whose entry is taken waits in the overflow and is foun
   assert.equal(index.get(65), noSlot);
   assert.equal(index.get(129), slots[129]);
 });
+
+test('reserving room for a restore keeps every live id, its overflow included, and the store its records', () => {
+  const store = new OrderStore(1 << 20);
+  const index = new OrderIdIndex(store, 4);
+  const grown: number[] = [];
+  // Ids a table length apart share an entry: the second goes to the overflow.
+  const ids = [5, 5 + 64, 7, 1_000_000_123];
+  for (const orderId of ids) {
+    const slot = store.allocate((capacity) => grown.push(capacity));
+    store.setOrderId(slot, orderId);
+    index.add(orderId, slot);
+  }
+  assert.ok(index.overflowCount > 0);
+  store.reserve(5_000, (capacity) => grown.push(capacity));
+  index.reserve(5_000);
+  assert.deepEqual(grown, [1024, 8192], 'the capacity the doublings from 1024 would reach, told once');
+  assert.equal(store.capacity, 8192);
+  ids.forEach((orderId, slot) => {
+    assert.equal(index.get(orderId), slot);
+    assert.equal(store.orderId(slot), orderId);
+  });
+  store.reserve(100, () => assert.fail('no growth when the room is there'));
+  for (let orderId = 2_000; orderId < 7_000; orderId++) {
+    const slot = store.allocate(() => assert.fail('reserved: no growth'));
+    store.setOrderId(slot, orderId);
+    index.add(orderId, slot);
+  }
+  for (let orderId = 2_000; orderId < 7_000; orderId++) assert.equal(store.orderId(index.get(orderId)), orderId);
+  ids.forEach((orderId, slot) => assert.equal(index.get(orderId), slot));
+});

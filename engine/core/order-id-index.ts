@@ -74,13 +74,24 @@ export class OrderIdIndex {
     else this.overflow.set(orderId, slot);
   }
 
+  /** Room for `count` live orders at once (a snapshot's restore): the table doubled as often as adding them would. */
+  reserve(count: number): void {
+    let length = this.table.length;
+    while (count * entriesPerOrderMin > length) length *= 2;
+    if (length > this.table.length) this.growTo(length);
+  }
+
   /** Doubles the table and places every live order again, table entries first, then the overflow. */
   private grow(): void {
+    this.growTo(this.table.length * 2);
+  }
+
+  private growTo(length: number): void {
     const old = this.table;
     const overflowed = this.overflow;
     this.overflow = new IntMap(64);
-    this.table = new Int32Array(old.length * 2).fill(noSlot);
-    this.mask = old.length * 2 - 1;
+    this.table = new Int32Array(length).fill(noSlot);
+    this.mask = length - 1;
     for (let position = 0; position < old.length; position++) {
       const slot = old[position]!;
       if (slot !== noSlot) this.place(this.store.orderId(slot), slot);

@@ -348,9 +348,9 @@ export function restoreSnapshot(engine: Engine, snapshot: EngineSnapshot): void 
 
   const columns = snapshot.orders;
   const count = columns.orderId.length;
-  const slots = new Int32Array(count);
+  engine.reserveOrders(engine.orders.liveCount + count);
   for (let row = 0; row < count; row++) {
-    slots[row] = engine.restoreOrder({
+    engine.restoreOrder({
       orderId: columns.orderId[row]!,
       userId: columns.userId[row]!,
       context: columns.context[row]!,
@@ -374,9 +374,11 @@ export function restoreSnapshot(engine: Engine, snapshot: EngineSnapshot): void 
       clientOrderId: columns.clientOrderId[row]!,
     });
   }
-  // Account lists hold orders oldest first, and ids increase with acceptance.
-  const byId = Array.from(slots).sort((a, b) => engine.orders.orderId(a) - engine.orders.orderId(b));
-  for (const slot of byId) engine.restoreAccountLink(slot);
+  // Account lists hold orders oldest first, and ids increase with acceptance: the ids sorted as numbers
+  // (a typed array's own sort; a comparator reading each slot's id from its record was a third of the load
+  // at a million orders), each order found again through the id index.
+  const ids = Float64Array.from(columns.orderId).sort();
+  for (let index = 0; index < count; index++) engine.restoreAccountLink(engine.slotOf(ids[index]!));
   assert(engine.orders.liveCount === count, 'every order restored');
 
   const fees = snapshot.accountTakerFees;
