@@ -21,30 +21,36 @@ export { StateHasher };
  * Adds everything the store knows of one live order. `hashOrderRow` adds the same words from a snapshot's
  * columns: change both together (snapshot.test.ts checks that the two hashes agree).
  */
+/** An order's numeric fields in hashing order, handed to the hasher as one run (`StateHasher.numbers`). */
+const orderFields = new Float64Array(19);
+
 function hashOrder(hasher: StateHasher, engine: Engine, slot: number, restingLots: number): void {
   const store = engine.orders;
-  hasher.number(store.orderId(slot));
-  hasher.number(engine.ledger.userOf(store.account(slot)));
-  hasher.number(store.side(slot));
-  hasher.number(store.orderType(slot));
-  hasher.number(store.timeInForce(slot));
-  hasher.number(store.selfTradePrevention(slot));
-  hasher.number(store.postOnly(slot));
-  hasher.number(store.status(slot));
-  hasher.number(store.priceTicks(slot));
-  hasher.number(store.stopPriceTicks(slot));
-  hasher.number(store.holdPriceTicks(slot));
-  hasher.number(store.quantityLots(slot));
-  hasher.number(store.filledLots(slot));
-  hasher.number(store.filledNotionalAtoms(slot));
-  hasher.number(store.takerNotionalAtoms(slot));
-  hasher.number(store.makerNotionalAtoms(slot));
-  hasher.number(store.heldAtoms(slot));
+  const fields = orderFields;
+  fields[0] = store.orderId(slot);
+  fields[1] = engine.ledger.userOf(store.account(slot));
+  fields[2] = store.side(slot);
+  fields[3] = store.orderType(slot);
+  fields[4] = store.timeInForce(slot);
+  fields[5] = store.selfTradePrevention(slot);
+  fields[6] = store.postOnly(slot);
+  fields[7] = store.status(slot);
+  fields[8] = store.priceTicks(slot);
+  fields[9] = store.stopPriceTicks(slot);
+  fields[10] = store.holdPriceTicks(slot);
+  fields[11] = store.quantityLots(slot);
+  fields[12] = store.filledLots(slot);
+  fields[13] = store.filledNotionalAtoms(slot);
+  fields[14] = store.takerNotionalAtoms(slot);
+  fields[15] = store.makerNotionalAtoms(slot);
+  fields[16] = store.heldAtoms(slot);
+  let count = 17;
   // An order's own taker rate only when it differs from the engine's, so states without discounts hash as before.
   if (store.takerFeeBps(slot) !== engine.settings.takerFeeBps) {
-    hasher.number(-7);
-    hasher.number(store.takerFeeBps(slot));
+    fields[count++] = -7;
+    fields[count++] = store.takerFeeBps(slot);
   }
+  hasher.numbers(fields, count);
   hasher.string(store.clientOrderId[slot]!);
   hasher.number(restingLots);
 }
@@ -122,28 +128,31 @@ export function snapshotStateHash(state: EngineSnapshot, restWords: ArrayLike<nu
 
 /** `hashOrder` of the order in `row` of the columns. */
 function hashOrderRow(hasher: StateHasher, columns: OrderColumns, row: number, defaultTakerFeeBps: number): void {
-  hasher.number(columns.orderId[row]!);
-  hasher.number(columns.userId[row]!);
-  hasher.number(columns.side[row]!);
-  hasher.number(columns.orderType[row]!);
-  hasher.number(columns.timeInForce[row]!);
-  hasher.number(columns.selfTradePrevention[row]!);
-  hasher.number(columns.postOnly[row]!);
-  hasher.number(columns.status[row]!);
-  hasher.number(columns.priceTicks[row]!);
-  hasher.number(columns.stopPriceTicks[row]!);
-  hasher.number(columns.holdPriceTicks[row]!);
-  hasher.number(columns.quantityLots[row]!);
-  hasher.number(columns.filledLots[row]!);
-  hasher.number(columns.filledNotionalAtoms[row]!);
-  hasher.number(columns.takerNotionalAtoms[row]!);
-  hasher.number(columns.makerNotionalAtoms[row]!);
-  hasher.number(columns.heldAtoms[row]!);
+  const fields = orderFields;
+  fields[0] = columns.orderId[row]!;
+  fields[1] = columns.userId[row]!;
+  fields[2] = columns.side[row]!;
+  fields[3] = columns.orderType[row]!;
+  fields[4] = columns.timeInForce[row]!;
+  fields[5] = columns.selfTradePrevention[row]!;
+  fields[6] = columns.postOnly[row]!;
+  fields[7] = columns.status[row]!;
+  fields[8] = columns.priceTicks[row]!;
+  fields[9] = columns.stopPriceTicks[row]!;
+  fields[10] = columns.holdPriceTicks[row]!;
+  fields[11] = columns.quantityLots[row]!;
+  fields[12] = columns.filledLots[row]!;
+  fields[13] = columns.filledNotionalAtoms[row]!;
+  fields[14] = columns.takerNotionalAtoms[row]!;
+  fields[15] = columns.makerNotionalAtoms[row]!;
+  fields[16] = columns.heldAtoms[row]!;
+  let count = 17;
   const takerFeeBps = columns.takerFeeBps![row]!;
   if (takerFeeBps !== defaultTakerFeeBps) {
-    hasher.number(-7);
-    hasher.number(takerFeeBps);
+    fields[count++] = -7;
+    fields[count++] = takerFeeBps;
   }
+  hasher.numbers(fields, count);
   hasher.string(columns.clientOrderId[row]!);
   hasher.number(columns.restingLots[row]!);
 }

@@ -29,6 +29,52 @@ export class StateHasher {
     }
   }
 
+  /**
+   * Adds `values[0]` to `values[count - 1]`, the same words as `number` on each in turn, with the two lanes
+   * kept in locals over the run (a call and the fields' loads and stores per word made a million orders'
+   * hash about twice as slow).
+   */
+  numbers(values: Float64Array, count: number): void {
+    let low = this.low;
+    let high = this.high;
+    let words = this.count;
+    for (let index = 0; index < count; index++) {
+      const value = values[index]!;
+      let first: number;
+      let second: number;
+      if (value >>> 0 === value) {
+        first = value;
+        second = 0;
+      } else if (Number.isSafeInteger(value)) {
+        const negative = value < 0;
+        const magnitude = negative ? -value : value;
+        first = magnitude % twoTo32;
+        second = Math.floor(magnitude / twoTo32) + (negative ? 0x200000 : 0);
+      } else {
+        this.low = low;
+        this.high = high;
+        this.count = words;
+        this.string(String(value));
+        low = this.low;
+        high = this.high;
+        words = this.count;
+        continue;
+      }
+      low = Math.imul(low ^ first, 0x01000193);
+      low = (low << 13) | (low >>> 19);
+      high = Math.imul(high + first, 0x5bd1e995);
+      high ^= high >>> 15;
+      low = Math.imul(low ^ second, 0x01000193);
+      low = (low << 13) | (low >>> 19);
+      high = Math.imul(high + second, 0x5bd1e995);
+      high ^= high >>> 15;
+      words += 2;
+    }
+    this.low = low;
+    this.high = high;
+    this.count = words;
+  }
+
   string(value: string): void {
     this.word(value.length);
     for (let index = 0; index < value.length; index++) this.word(value.charCodeAt(index));
@@ -66,5 +112,9 @@ export class WordRecorder extends StateHasher {
 
   protected override word(value: number): void {
     this.recorded.push(value >>> 0);
+  }
+
+  override numbers(values: Float64Array, count: number): void {
+    for (let index = 0; index < count; index++) this.number(values[index]!);
   }
 }
