@@ -717,6 +717,34 @@ export class FrameDecoder {
     return command;
   }
 
+  /**
+   * Steps over the next frame, CRC-checked but its command not decoded, when its seq is at most
+   * `throughSeq` (a frame that a snapshot covers); returns that seq. Returns -1 and stays where it is
+   * otherwise (the end of the bytes, a later frame, a torn or bad one: `next` then says which).
+   */
+  skip(throughSeq: number): number {
+    const bytes = this.bytes;
+    const at = this.offset;
+    if (at + frameHeaderBytes > bytes.length) return -1;
+    const length = bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+    const expectedCrc = (bytes[at + 4]! | (bytes[at + 5]! << 8) | (bytes[at + 6]! << 16) | (bytes[at + 7]! << 24)) >>> 0;
+    if (length <= 0 || length > frameBytesMax) return -1;
+    const end = at + frameHeaderBytes + length;
+    if (end > bytes.length || crc32(bytes, at + frameHeaderBytes, end) !== expectedCrc) return -1;
+    let seq: number;
+    try {
+      this.reader.reset(at + frameHeaderBytes, end);
+      if (this.reader.arrayHeader('command') < 3) return -1;
+      this.reader.integer('kind');
+      seq = this.reader.integer('seq');
+    } catch {
+      return -1;
+    }
+    if (seq > throughSeq) return -1;
+    this.offset = end;
+    return seq;
+  }
+
   private stop(status: FrameStatus, problem: string): null {
     this.status = status;
     this.problem = problem;

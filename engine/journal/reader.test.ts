@@ -107,3 +107,26 @@ test('a flipped byte in a later chunk stops reading with the file offset and seq
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('frames a snapshot covers are stepped over unbuilt, yet a flipped byte among them still stops reading', () => {
+  const { dir, offsets } = writeJournal();
+  try {
+    const seqs: number[] = [];
+    const summary = readJournal(dir, (command) => seqs.push(command.seq), { afterSeq: 120_000 });
+    assert.equal(summary.commands, commandCount - 120_000);
+    assert.equal(seqs[0], 120_001);
+    assert.deepEqual(seqs.slice(0, 3), [120_001, 120_002, 120_003]);
+    const path = listSegments(dir)[0]!.path;
+    const bytes = readFileSync(path);
+    const seq = 90_001;
+    const frameAt = offsets[seq - 1]!;
+    bytes[frameAt + frameHeaderBytes + 2] = bytes[frameAt + frameHeaderBytes + 2]! ^ 0x01;
+    writeFileSync(path, bytes);
+    assert.throws(
+      () => readJournal(dir, () => assert.fail('nothing after the snapshot is reached'), { afterSeq: 120_000 }),
+      (error: unknown) => error instanceof JournalCorruptError && error.offset === frameAt && error.seq === seq && /CRC mismatch/.test(error.message),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -112,8 +112,12 @@ export function readJournal(source: string | SegmentFile[], onCommand: (command:
         const atEnd = chunkEnd >= fileBytes || readBytes === 0;
         const decoder = new FrameDecoder(buffer.subarray(0, carried + readBytes), 0);
         let frameStart = 0;
-        for (let command = decoder.next(); command !== null; command = decoder.next()) {
-          const seq = command.seq;
+        for (;;) {
+          // Frames the snapshot covers are stepped over without building their commands.
+          let seq = afterSeq > 0 && (expected === -1 || expected <= afterSeq) ? decoder.skip(afterSeq) : -1;
+          const command = seq === -1 ? decoder.next() : null;
+          if (command !== null) seq = command.seq;
+          else if (seq === -1) break;
           if (expected === -1) {
             if (seq > afterSeq + 1) {
               const at = chunkStart + frameStart;
@@ -124,7 +128,7 @@ export function readJournal(source: string | SegmentFile[], onCommand: (command:
             throw new JournalCorruptError(`${segment.name}@${at}: seq ${seq} where ${expected} was expected`, segment.name, at, seq);
           }
           expected = seq + 1;
-          if (seq > afterSeq) {
+          if (command !== null && seq > afterSeq) {
             if (seq > toSeq) return summary;
             onCommand(command, formatVersion);
             summary.lastSeq = seq;

@@ -197,7 +197,8 @@ export class DurableEngine {
       snapshotPath: loaded?.path ?? null,
       replayedCommands: summary.commands,
       lastSeq: Math.max(summary.lastSeq, snapshotSeq),
-      stateHash: stateHash(engine),
+      // The snapshot's hash was verified as it loaded; with nothing replayed after it, it is the state's.
+      stateHash: loaded !== null && summary.commands === 0 ? loaded.stateHash : stateHash(engine),
       seconds: Number(process.hrtime.bigint() - started) / 1e9,
     };
     log('recovered', { ...recovery });
