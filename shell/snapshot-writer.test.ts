@@ -132,6 +132,40 @@ test('a book recovered at start gets its first snapshot\'s records buffer prepar
   }
 });
 
+test('a worker that cannot start at open is reported and the engine opens and takes commands', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'snapshot-writer-'));
+  try {
+    let commandTs = 0;
+    const first = DurableEngine.open({ dataDir, engine: { markets, domains: platformDomains }, clock: () => commandTs });
+    const { generator, funding } = generatorFor(first.engine, 46);
+    for (let index = 0; index < 1_000; index++) {
+      const command = index < funding.length ? funding[index]! : generator.next();
+      commandTs = command.ts;
+      await first.submit(command);
+    }
+    await first.close();
+    const failures: string[] = [];
+    const durable = DurableEngine.open({
+      dataDir,
+      engine: { markets, domains: platformDomains },
+      clock: () => commandTs,
+      log: (event, fields) => event === 'snapshot_failed' && failures.push(String(fields['error'])),
+      startWorker: () => {
+        throw new Error('no thread for the worker');
+      },
+      reserveRecordsBytesMin: 1,
+    });
+    assert.deepEqual(failures, ['no thread for the worker']);
+    const command = generator.next();
+    commandTs = command.ts;
+    await durable.submit(command);
+    assert.equal(durable.sequencer.lastSeq, command.seq);
+    await durable.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
 test('the worker writes periodic snapshots once durable, and a restart from one gives the live state', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'snapshot-writer-'));
   try {

@@ -144,7 +144,12 @@ export class DurableEngine {
     // now, so that the first snapshot does not allocate and page in a hundred megabytes on this thread.
     const recordsBytes = engine.orders.copyBytes;
     if (options.startWorker !== undefined && recordsBytes >= (options.reserveRecordsBytesMin ?? reserveRecordsBytesMin)) {
-      this.startSnapshotWorker().postMessage({ type: 'reserve', bytes: recordsBytes } satisfies ToSnapshotWorker);
+      try {
+        this.startSnapshotWorker().postMessage({ type: 'reserve', bytes: recordsBytes } satisfies ToSnapshotWorker);
+      } catch (error) {
+        // Only a head start: the first snapshot starts the worker again and allocates its own buffer.
+        options.log?.('snapshot_failed', { seq: 0, error: error instanceof Error ? error.message : String(error) });
+      }
     }
   }
 
