@@ -74,6 +74,9 @@ test('the buffer handed back is the copy\'s own while it has room, and a larger 
   const tight = takeSnapshotAt(engine, 4_000, new ArrayBuffer(bytes));
   const larger = spareAfter(tight)!;
   assert.ok(larger !== takenRecords(tight) && larger.byteLength >= bytes * 1.125, `a larger buffer: ${larger.byteLength} for ${bytes}`);
+  // No memory for a larger one: the same buffer, and the snapshot goes on.
+  const huge = { ...roomy, copy: { ...roomy.copy, orders: { count: 0, contexts: [], store: { slots: 2 ** 38, records: new ArrayBuffer(128), clientSlots: new Int32Array(0), clientIds: [] } } } };
+  assert.ok(spareAfter(huge) === huge.copy.orders.store.records);
   // The next snapshot copies into it and hashes alike.
   for (let index = 0; index < 200; index++) engine.apply(generator.next());
   const next = takeSnapshotAt(engine, 4_200, larger);

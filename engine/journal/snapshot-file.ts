@@ -95,7 +95,11 @@ export function spareAfter(taken: TakenSnapshot, previousBytes = 0): ArrayBuffer
   const bytes = takenRecordsBytes(taken);
   const growth = previousBytes > 0 && bytes > previousBytes ? bytes - previousBytes : 0;
   if (orders.store.records.byteLength - bytes >= Math.max(bytes / 16, growth)) return orders.store.records;
-  return recordsBuffer(bytes, true, Math.max(bytes, growth) / 8 + growth);
+  try {
+    return recordsBuffer(bytes, true, Math.max(bytes, growth) / 8 + growth);
+  } catch {
+    return orders.store.records; // no memory for a larger one now: the next snapshot allocates if it must
+  }
 }
 
 /**
