@@ -104,7 +104,7 @@ export class OpenOrders {
     return this.slotById.size;
   }
 
-  /** Adds a live order as the committed tables hold it (start-up); orders come oldest first. */
+  /** Adds a live order as the committed tables hold it (start-up); each account's orders come oldest first. */
   load(order: OrderRow): void {
     assert(isLive(order.status), `order ${order.orderId} loaded as open is ${order.status}`);
     this.insert(order, order.postOnly ? 1 : 0);

@@ -200,7 +200,12 @@ export class ReadModelQueries {
     this.selectOpenOrders = db.prepare(`${openOf} ORDER BY order_id DESC LIMIT ?`);
     this.selectOpenOrdersOfPair = db.prepare(`${openOf} AND pair_id = ? ORDER BY order_id DESC LIMIT ?`);
     // The partial index of live orders, then a sort: not a scan of every order ever placed.
-    this.selectEveryOpenOrder = db.prepare(`SELECT ${orderColumns} FROM exchange_orders INDEXED BY exchange_orders_open WHERE ${liveStatuses} ORDER BY order_id`);
+    // Positional rows (`raw`): this one reads every open order at start. In the index's own order (each
+    // account's oldest first), so SQLite walks the index without sorting; a sort by id across accounts
+    // only slowed the start.
+    this.selectEveryOpenOrder = db
+      .prepare(`SELECT ${orderColumns} FROM exchange_orders INDEXED BY exchange_orders_open WHERE ${liveStatuses} ORDER BY user_id, mode, order_id`)
+      .raw();
     this.selectOrderByClientId = db.prepare(`SELECT ${orderColumns} FROM exchange_orders INDEXED BY exchange_orders_client
       WHERE user_id = ? AND mode = ? AND client_order_id = ? AND client_order_id <> '' AND pair_id = ? ORDER BY order_id DESC LIMIT 1`);
     const candlesOf = `SELECT ${candleColumns} FROM exchange_candles WHERE pair_id = ? AND interval_ms = ? AND open_time_ms >= ? AND open_time_ms <= ?`;
@@ -284,9 +289,11 @@ export class ReadModelQueries {
     return (rows as Row[]).map(orderOf);
   }
 
-  /** Every live order of every user and mode, oldest first (the open orders in memory load them at start). */
+  /** Every live order of every user and mode, account by account, each account's oldest first (the open orders in memory load them at start). */
   forEachOpenOrder(visit: (order: OrderRow) => void): void {
-    for (const row of this.selectEveryOpenOrder.iterate() as IterableIterator<Row>) visit(orderOf(row));
+    // Each row as an array and one object literal: named rows and `orderOf`'s spread took most of a start
+    // with hundreds of thousands of open orders (about 3.6 µs a row, 1.1 s for 300 000).
+    for (const row of this.selectEveryOpenOrder.iterate() as IterableIterator<Array<number | string>>) visit(orderOfColumns(row));
   }
 
   /**
@@ -313,4 +320,32 @@ export class ReadModelQueries {
 
 function orderOf(row: Row): OrderRow {
   return { ...(row as unknown as OrderRow), postOnly: row['postOnly'] === 1 };
+}
+
+/** An order from a positional row of `orderColumns`, in their order. */
+function orderOfColumns(row: ReadonlyArray<number | string>): OrderRow {
+  return {
+    orderId: row[0] as number,
+    userId: row[1] as number,
+    pairId: row[2] as number,
+    mode: row[3] as Mode,
+    side: row[4] as Side,
+    orderType: row[5] as OrderType,
+    timeInForce: row[6] as TimeInForce,
+    postOnly: row[7] === 1,
+    selfTradePrevention: row[8] as SelfTradePrevention,
+    priceTicks: row[9] as number,
+    stopPriceTicks: row[10] as number,
+    quantityLots: row[11] as number,
+    filledLots: row[12] as number,
+    filledNotionalAtoms: row[13] as number,
+    feeAtoms: row[14] as number,
+    status: row[15] as OrderStatus,
+    clientOrderId: row[16] as string,
+    createdAtMs: row[17] as number,
+    updatedAtMs: row[18] as number,
+    simTxHash: row[19] as string,
+    groupKind: row[20] as number,
+    groupId: row[21] as number,
+  };
 }
