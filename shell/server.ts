@@ -142,7 +142,7 @@ async function startLocked(config: Config, log: Log, clock: () => number, lock: 
     edge === undefined
       ? DurableEngine.open({ ...durableOptions, clock, ...(replication === undefined ? {} : { wrapWriter: replication.wrapWriter }) })
       : await edge.openDurable(durableOptions);
-  readModels.finishReplay(durable.recovery.lastSeq);
+  readModels.finishReplay(durable.recovery.lastSeq, durable.engine.orders.liveCount);
   const amm = new AmmManager({
     durable,
     markets,

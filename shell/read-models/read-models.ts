@@ -136,11 +136,15 @@ export class ReadModels {
     return this.replayWriter!.replayFeed();
   }
 
-  /** Ends the replay at `lastSeq`, the recovered journal's last seq, and starts the worker. */
-  finishReplay(lastSeq: number): void {
+  /**
+   * Ends the replay at `lastSeq`, the recovered journal's last seq, loads the open orders into memory
+   * (`openOrdersHint`: about how many there are, the engine's live orders; it picks the query's plan) and
+   * starts the worker.
+   */
+  finishReplay(lastSeq: number, openOrdersHint = 0): void {
     this.replayWriter!.finishReplay(lastSeq);
     this.replayWriter = null;
-    this.queries.forEachOpenOrder((order) => this.openOrders.load(order));
+    this.queries.forEachOpenOrder((order) => this.openOrders.load(order), openOrdersHint);
     this.appliedSeq = lastSeq;
     this.postedSeq = lastSeq;
     const input: ReadModelWorkerInput = {
