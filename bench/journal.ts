@@ -18,7 +18,8 @@ import { Result } from '../engine/core/results.ts';
 import { stateHash } from '../engine/core/state-hash.ts';
 import { readJournal } from '../engine/journal/reader.ts';
 import { defaultZeroAheadBytes, SegmentWriter, type SyncMode } from '../engine/journal/segments.ts';
-import { encodeSnapshot, finishSnapshot, loadSnapshotFile, reservedRecords, spareAfter, takeSnapshotAt, takenTransfers, writeSnapshotFile } from '../engine/journal/snapshot-file.ts';
+import { recordsBuffer } from '../engine/core/order-store.ts';
+import { encodeSnapshot, finishSnapshot, loadSnapshotFile, spareAfter, takeSnapshotAt, takenTransfers, writeSnapshotFile } from '../engine/journal/snapshot-file.ts';
 import { DurableEngine } from '../engine/runtime/durable-engine.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
 import { SequencerBusyError, type Outcome } from '../engine/runtime/sequencer.ts';
@@ -259,7 +260,7 @@ function orderThreadPart(engine: Engine): { firstMs: number; reservedMs: number;
     // Round 1 prepares its buffer as the worker does, before the clock starts; in the server it arrives at
     // start, long before the first snapshot, so the collection that accounts for it is not on the clock either.
     if (round === 1) {
-      spare = reservedRecords(engine.orders.copyBytes);
+      spare = recordsBuffer(engine.orders.copyBytes, true);
       gc?.();
     }
     const started = nowNs();

@@ -17,13 +17,13 @@ import { StateHasher, WordRecorder } from './state-hasher.ts';
 // Domains import the hasher from here as before; it lives in a leaf file that imports no engine.
 export { StateHasher };
 
+/** An order's numeric fields in hashing order, handed to the hasher as one run (`StateHasher.numbers`). */
+const orderFields = new Float64Array(19);
+
 /**
  * Adds everything the store knows of one live order. `hashOrderRow` adds the same words from a snapshot's
  * columns: change both together (snapshot.test.ts checks that the two hashes agree).
  */
-/** An order's numeric fields in hashing order, handed to the hasher as one run (`StateHasher.numbers`). */
-const orderFields = new Float64Array(19);
-
 function hashOrder(hasher: StateHasher, engine: Engine, slot: number, restingLots: number): void {
   const store = engine.orders;
   const fields = orderFields;

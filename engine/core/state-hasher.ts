@@ -6,6 +6,18 @@
  */
 const twoTo32 = 4294967296;
 
+/** The low lane after the word `word` (an unsigned 32-bit integer). */
+function lowLane(low: number, word: number): number {
+  const mixed = Math.imul(low ^ word, 0x01000193);
+  return (mixed << 13) | (mixed >>> 19);
+}
+
+/** The high lane after the word `word` (an unsigned 32-bit integer). */
+function highLane(high: number, word: number): number {
+  const mixed = Math.imul(high + word, 0x5bd1e995);
+  return mixed ^ (mixed >>> 15);
+}
+
 export class StateHasher {
   private low = 0x9e3779b9;
   private high = 0x85ebca6b;
@@ -60,14 +72,8 @@ export class StateHasher {
         words = this.count;
         continue;
       }
-      low = Math.imul(low ^ first, 0x01000193);
-      low = (low << 13) | (low >>> 19);
-      high = Math.imul(high + first, 0x5bd1e995);
-      high ^= high >>> 15;
-      low = Math.imul(low ^ second, 0x01000193);
-      low = (low << 13) | (low >>> 19);
-      high = Math.imul(high + second, 0x5bd1e995);
-      high ^= high >>> 15;
+      low = lowLane(lowLane(low, first), second);
+      high = highLane(highLane(high, first), second);
       words += 2;
     }
     this.low = low;
@@ -87,10 +93,8 @@ export class StateHasher {
 
   protected word(value: number): void {
     this.count++;
-    this.low = Math.imul(this.low ^ (value >>> 0), 0x01000193);
-    this.low = (this.low << 13) | (this.low >>> 19);
-    this.high = Math.imul(this.high + (value >>> 0), 0x5bd1e995);
-    this.high ^= this.high >>> 15;
+    this.low = lowLane(this.low, value >>> 0);
+    this.high = highLane(this.high, value >>> 0);
   }
 
   digest(): string {

@@ -678,6 +678,11 @@ export const FrameStatus = { ok: 0, incomplete: 1, corrupt: 2 } as const;
 export type FrameStatus = (typeof FrameStatus)[keyof typeof FrameStatus];
 
 /** Reads frames one by one out of a byte range; `status` says why reading stopped. */
+/** The little-endian 32-bit word at `at` (a frame header's length or CRC), as a signed integer. */
+function int32At(bytes: Uint8Array, at: number): number {
+  return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+}
+
 export class FrameDecoder {
   offset = 0;
   status: FrameStatus = FrameStatus.ok;
@@ -698,8 +703,8 @@ export class FrameDecoder {
     const at = this.offset;
     if (at === bytes.length) return null;
     if (at + frameHeaderBytes > bytes.length) return this.stop(FrameStatus.incomplete, 'torn frame header');
-    const length = bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
-    const expectedCrc = (bytes[at + 4]! | (bytes[at + 5]! << 8) | (bytes[at + 6]! << 16) | (bytes[at + 7]! << 24)) >>> 0;
+    const length = int32At(bytes, at);
+    const expectedCrc = int32At(bytes, at + 4) >>> 0;
     if (length <= 0 || length > frameBytesMax) return this.stop(FrameStatus.corrupt, `frame length ${length >>> 0} outside 1..${frameBytesMax}`);
     const end = at + frameHeaderBytes + length;
     if (end > bytes.length) return this.stop(FrameStatus.incomplete, 'torn frame payload');
@@ -726,8 +731,8 @@ export class FrameDecoder {
     const bytes = this.bytes;
     const at = this.offset;
     if (at + frameHeaderBytes > bytes.length) return -1;
-    const length = bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
-    const expectedCrc = (bytes[at + 4]! | (bytes[at + 5]! << 8) | (bytes[at + 6]! << 16) | (bytes[at + 7]! << 24)) >>> 0;
+    const length = int32At(bytes, at);
+    const expectedCrc = int32At(bytes, at + 4) >>> 0;
     if (length <= 0 || length > frameBytesMax) return -1;
     const end = at + frameHeaderBytes + length;
     if (end > bytes.length || crc32(bytes, at + frameHeaderBytes, end) !== expectedCrc) return -1;

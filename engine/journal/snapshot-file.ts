@@ -102,14 +102,6 @@ export function spareAfter(taken: TakenSnapshot, previousBytes = 0): ArrayBuffer
   }
 }
 
-/**
- * A records buffer for the engine's next snapshot when it holds `bytes` of records now (`OrderStore.copyBytes`),
- * its pages written: what the snapshot writer's thread prepares for a large book recovered at start.
- */
-export function reservedRecords(bytes: number): ArrayBuffer {
-  return recordsBuffer(bytes, true);
-}
-
 /** The buffers of a taken snapshot that a postMessage may transfer (the taken snapshot is then the receiver's). */
 export function takenTransfers(taken: TakenSnapshot): ArrayBuffer[] {
   return snapshotCopyTransfers(taken.copy);

@@ -17,7 +17,8 @@
  * everything; the next snapshot tries again).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { encodeSnapshotPayload, finishSnapshot, pruneSnapshots, reservedRecords, spareAfter, takenRecordsBytes, writeSnapshotFile, type TakenSnapshot } from '../journal/snapshot-file.ts';
+import { recordsBuffer } from '../core/order-store.ts';
+import { encodeSnapshotPayload, finishSnapshot, pruneSnapshots, spareAfter, takenRecordsBytes, writeSnapshotFile, type TakenSnapshot } from '../journal/snapshot-file.ts';
 
 export interface SnapshotWorkerInput {
   readonly dir: string;
@@ -59,7 +60,7 @@ port.on('message', (message: ToSnapshotWorker) => {
   if (message.type === 'reserve') {
     let records: ArrayBuffer;
     try {
-      records = reservedRecords(message.bytes);
+      records = recordsBuffer(message.bytes, true);
       lastRecordsBytes = message.bytes;
     } catch {
       return; // no memory for it now: the first snapshot allocates its own

@@ -201,10 +201,8 @@ export class ReadModelQueries {
       WHERE user_id = ? AND mode = ? AND ${liveStatuses} AND order_id < ?`;
     this.selectOpenOrders = db.prepare(`${openOf} ORDER BY order_id DESC LIMIT ?`);
     this.selectOpenOrdersOfPair = db.prepare(`${openOf} AND pair_id = ? ORDER BY order_id DESC LIMIT ?`);
-    // The partial index of live orders, then a sort: not a scan of every order ever placed.
-    // Positional rows (`raw`): this one reads every open order at start. In the index's own order (each
-    // account's oldest first), so SQLite walks the index without sorting; a sort by id across accounts
-    // only slowed the start.
+    // Every open order at start (`forEachOpenOrder`), as positional rows (`raw`): through the partial index
+    // of live orders in its own order (each account's oldest first, no sort), or one pass over the table.
     this.selectEveryOpenOrder = db
       .prepare(`SELECT ${orderColumns} FROM exchange_orders INDEXED BY exchange_orders_open WHERE ${liveStatuses} ORDER BY user_id, mode, order_id`)
       .raw();
