@@ -35,13 +35,14 @@ import { assert } from './assert.ts';
 import { noAccount } from './ledger.ts';
 import { CommandKind, type Command, type DomainCommand, type GroupKind, type Mode, type OrderRequest } from './commands.ts';
 import { CancelReason, type AmmFill, type EngineEvent, type TradeExecuted } from './events.ts';
+import { noSlot } from './order-store.ts';
 import { Result, type ResultCode } from './results.ts';
 import { noTimerMs, type DomainModule } from './domain-module.ts';
 import type { DomainPort, SellEstimate } from './port.ts';
 import { EngineState, type BookContext, type EngineOptions } from './engine-state.ts';
 import { deposit, withdraw, withdrawTo } from './funding.ts';
 import { TakerFills } from './matching/fills.ts';
-import { ensureAccountLists, openOrderCount, openOrderSlots, slotOf, touchOrder } from './orders/accounts.ts';
+import { ensureAccountLists, openOrderCount, openOrderSlots, slotOf } from './orders/accounts.ts';
 import { amendOrder } from './orders/amend.ts';
 import { cancelAll, cancelBatch, cancelById, cancelOrder } from './orders/cancel.ts';
 import { estimateSell } from './matching/estimate.ts';
@@ -75,6 +76,8 @@ export class Engine extends EngineState implements DomainPort {
   private readonly domainByType = new Map<number, DomainModule>();
   /** What `applyRun`'s reads ahead returned, kept so that they are not dropped as unused; no state. */
   private touched = 0;
+  /** The slots `applyRun` reads ahead for one group. */
+  private readonly touchSlots = new Int32Array(touchGroup);
 
   constructor(options: EngineOptions) {
     super(options);
@@ -110,12 +113,14 @@ export class Engine extends EngineState implements DomainPort {
    * Applies `commands[from]` to `commands[to - 1]` in order, each result into `results` at the command's
    * index: the same as `apply` on each in turn (apply-run.test.ts), faster on a large book. It takes the
    * commands in groups of `touchGroup`, and before applying a group reads the id-index entry and record of
-   * every live order that the group's cancels and amends name. Those reads are independent of one
-   * another, so the processor has them all in flight at once; applied one after another, each command
-   * waits for its own two (the index entry, then the record it points to) before it can start. With a
-   * million resting orders the index and the records are far larger than the caches and each of those
-   * reads goes to memory (bench/README.md, bench:engine, "reading ahead"). A group's later commands may
-   * end or move the orders read for it: the reads are only reads, so that costs time, never correctness.
+   * every live order that the group's cancels and amends name: first the group's index entries, in a pass
+   * of their own, then the records they name (both cache lines), unconfirmed (an entry an older order holds
+   * names that order's record, a read for nothing). The reads of one pass are independent of one another,
+   * so the processor has them all in flight at once; applied one after another, each command waits for
+   * its own two (the index entry, then the record it points to) before it can start. With a million
+   * resting orders the index and the records are far larger than the caches and each of those reads goes
+   * to memory (bench/README.md, bench:engine, "reading ahead"). A group's later commands may end or move
+   * the orders read for it: the reads are only reads, so that costs time, never correctness.
    *
    * For streams that are at hand as a whole: a journal replayed, a benchmark's stream. The sequencer
    * applies each command as it arrives, with nothing after it to read ahead for.
@@ -127,10 +132,17 @@ export class Engine extends EngineState implements DomainPort {
     }
     for (let start = from; start < to; start += touchGroup) {
       const end = Math.min(to, start + touchGroup);
-      let touched = 0;
+      const slots = this.touchSlots;
+      let count = 0;
       for (let index = start; index < end; index++) {
         const command = commands[index]!;
-        if (command.kind === CommandKind.cancelOrder || command.kind === CommandKind.amendOrder) touched ^= touchOrder(this, command.orderId);
+        if (command.kind === CommandKind.cancelOrder || command.kind === CommandKind.amendOrder) slots[count++] = this.slotByOrderId.peek(command.orderId);
+      }
+      let touched = 0;
+      const store = this.orders;
+      for (let index = 0; index < count; index++) {
+        const slot = slots[index]!;
+        if (slot !== noSlot) touched ^= store.touch(slot);
       }
       this.touched ^= touched;
       for (let index = start; index < end; index++) results[index] = this.apply(commands[index]!);

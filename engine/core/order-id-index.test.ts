@@ -45,6 +45,10 @@ function exercise(seed: number, firstId: number, steps: number, liveTarget: numb
         : which < 0.8 && ended.length > 0 ? ended[random.int(0, ended.length - 1)]!
         : nextId + random.int(0, 1 << 22);
       assert.equal(index.get(orderId), reference.get(orderId) ?? noSlot, `get ${orderId} at step ${step}`);
+      // A peek names no slot or a live order's (this id's, or an older one's sharing its entry).
+      const peeked = index.peek(orderId);
+      if (peeked !== noSlot) assert.equal(reference.get(store.orderId(peeked)), peeked, `peek ${orderId} at step ${step}`);
+      if (peeked !== noSlot && store.orderId(peeked) === orderId) assert.equal(index.get(orderId), peeked);
     }
     assert.equal(index.size, reference.size);
   }

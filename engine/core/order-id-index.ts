@@ -48,6 +48,14 @@ export class OrderIdIndex {
     return found === missing ? noSlot : found;
   }
 
+  /**
+   * The slot that `orderId`'s table entry names, without confirming it against the record: the live order
+   * `orderId` or another live order, or `noSlot`. For reads ahead only (`Engine.applyRun`).
+   */
+  peek(orderId: number): number {
+    return this.table[(orderId >>> 0) & this.mask]!;
+  }
+
   /** Adds a live order that is not in the index; its record already holds `orderId`. */
   add(orderId: number, slot: number): void {
     if ((this.size + 1) * entriesPerOrderMin > this.mask + 1) this.grow();

@@ -76,16 +76,6 @@ export function slotOf(engine: EngineState, orderId: number): number {
   return engine.slotByOrderId.get(orderId);
 }
 
-/**
- * Reads, without changing anything, what a command on the live order `orderId` will read first: its entry
- * in the id index and its record (both cache lines). Returns a number made of what it read, for the caller
- * to keep, so that the reads are not dropped as dead code. See `Engine.applyRun`.
- */
-export function touchOrder(engine: EngineState, orderId: number): number {
-  const slot = slotOf(engine, orderId);
-  return slot === noSlot ? 0 : engine.orders.touch(slot);
-}
-
 /** Live order slots of (user, mode), oldest first. */
 export function openOrderSlots(engine: EngineState, userId: number, mode: Mode): number[] {
   const account = engine.ledger.find(userId, mode);
