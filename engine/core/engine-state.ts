@@ -43,6 +43,7 @@ import { VenueBook } from './venue-book.ts';
 import { LiveVenueLevels, VirtualLevels } from './virtual-levels.ts';
 import { OrderReport } from './domain-module.ts';
 import type { DomainFactory } from './domain.ts';
+import { ClientOrderIds } from './client-order-ids.ts';
 
 export interface EngineOptions {
   readonly markets: Markets;
@@ -92,7 +93,7 @@ export class EngineState {
 
   readonly books: BookFactory;
   readonly slotByOrderId: OrderIdIndex;
-  readonly slotByClientOrderId = new Map<string, number>();
+  readonly slotByClientOrderId = new ClientOrderIds();
   accountHead = new Int32Array(64).fill(noSlot);
   accountTail = new Int32Array(64).fill(noSlot);
   accountOpenOrders = new Int32Array(64);

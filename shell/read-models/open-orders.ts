@@ -69,10 +69,6 @@ function accountKey(userId: number, mode: number): number {
   return userId * 2 + mode;
 }
 
-function clientKey(userId: number, mode: number, clientOrderId: string): string {
-  return `${accountKey(userId, mode)}:${clientOrderId}`;
-}
-
 /** What a row of the tables and an order placed in a batch have in common (post_only aside). */
 type OrderFields = { readonly [K in Exclude<keyof OrderRow, 'postOnly' | 'clientOrderId' | 'simTxHash'>]: number } & {
   readonly clientOrderId: string;
@@ -94,8 +90,11 @@ export class OpenOrders {
   private readonly freeSlots: number[] = [];
   private slotsUsed = 0;
   private readonly own = new Map<number, OwnOrders>();
-  /** Order id by `clientKey` of the live orders that have a client id. */
-  private readonly byClientOrderId = new Map<string, number>();
+  /**
+   * Order id by client order id of the live orders that have one, per `accountKey` (a map per account,
+   * kept once made: no key string joined and hashed per order, no map made and dropped as orders come and go).
+   */
+  private readonly byClientOrderId = new Map<number, Map<string, number>>();
   private readonly changes = new OrderChanges();
   private readonly visit = (event: EngineEvent, _seq: number, ts: number): void => gatherOrderChange(this.changes, event, ts);
 
@@ -156,7 +155,7 @@ export class OpenOrders {
 
   /** The user's live order in `mode` with this client order id, or undefined when none is live. */
   withClientOrderId(userId: number, mode: Mode, clientOrderId: string): OrderRow | undefined {
-    const orderId = this.byClientOrderId.get(clientKey(userId, mode, clientOrderId));
+    const orderId = this.byClientOrderId.get(accountKey(userId, mode))?.get(clientOrderId);
     return orderId === undefined ? undefined : this.get(orderId);
   }
 
@@ -191,7 +190,15 @@ export class OpenOrders {
     numbers[base + Field.groupId] = order.groupId;
     this.clientOrderIds[slot] = order.clientOrderId;
     this.simTxHashes[slot] = order.simTxHash;
-    if (order.clientOrderId !== '') this.byClientOrderId.set(clientKey(order.userId, order.mode, order.clientOrderId), order.orderId);
+    if (order.clientOrderId !== '') {
+      const key = accountKey(order.userId, order.mode);
+      let byClient = this.byClientOrderId.get(key);
+      if (byClient === undefined) {
+        byClient = new Map();
+        this.byClientOrderId.set(key, byClient);
+      }
+      byClient.set(order.clientOrderId, order.orderId);
+    }
   }
 
   /** The UPDATE of writer.ts on the order in memory; an order that is no longer live leaves. */
@@ -249,7 +256,7 @@ export class OpenOrders {
     const mode = this.small[slot * smallPerOrder + Small.mode]!;
     this.slotById.delete(orderId);
     const clientOrderId = this.clientOrderIds[slot]!;
-    if (clientOrderId !== '') this.byClientOrderId.delete(clientKey(userId, mode, clientOrderId));
+    if (clientOrderId !== '') this.byClientOrderId.get(accountKey(userId, mode))?.delete(clientOrderId);
     this.clientOrderIds[slot] = '';
     this.simTxHashes[slot] = '';
     this.freeSlots.push(slot);

@@ -8,11 +8,6 @@ import { noAccount } from '../ledger.ts';
 import { noSlot } from '../order-store.ts';
 import { grownInt32 } from '../typed-arrays.ts';
 
-/** The key of a client order id among its account's live orders (client ids are unique per account). */
-export function clientKey(account: number, clientOrderId: string): string {
-  return account + ':' + clientOrderId;
-}
-
 /** Grows the per-account arrays to hold `account`: called whenever an account may be new. */
 export function ensureAccountLists(engine: EngineState, account: number): void {
   if (account < engine.accountHead.length) return;
@@ -67,7 +62,7 @@ export function ownedSlot(engine: EngineState, userId: number, mode: Mode, order
   if (clientOrderId === '') return noSlot;
   const account = engine.ledger.find(userId, mode);
   if (account === noAccount) return noSlot;
-  return engine.slotByClientOrderId.get(clientKey(account, clientOrderId)) ?? noSlot;
+  return engine.slotByClientOrderId.get(account, clientOrderId);
 }
 
 /** Slot of a live order, or `noSlot`. */

@@ -5,7 +5,7 @@
 import type { Side } from '../commands.ts';
 import type { EngineState } from '../engine-state.ts';
 import { CancelReason, ExpireReason, OrderCancelled, OrderExpired, OrderStatus } from '../events.ts';
-import { clientKey, unlinkFromAccount } from './accounts.ts';
+import { unlinkFromAccount } from './accounts.ts';
 
 export function finishFilled(engine: EngineState, slot: number): void {
   engine.orders.setStatus(slot, OrderStatus.filled);
@@ -67,7 +67,7 @@ function forget(engine: EngineState, slot: number): void {
   }
   engine.slotByOrderId.delete(store.orderId(slot), slot);
   const clientOrderId = store.clientOrderId[slot]!;
-  if (clientOrderId !== '') engine.slotByClientOrderId.delete(clientKey(account, clientOrderId));
+  if (clientOrderId !== '') engine.slotByClientOrderId.delete(account, clientOrderId);
   unlinkFromAccount(engine, account, slot);
   store.release(slot);
 }

@@ -12,7 +12,7 @@ import { noAccount } from '../ledger.ts';
 import { accountTakerFeeBps, buyBand, buyHold } from '../matching/fees.ts';
 import { crosses, hybridBest } from '../matching/hybrid.ts';
 import { execute } from '../matching/taker.ts';
-import { clientKey, linkToAccount } from './accounts.ts';
+import { linkToAccount } from './accounts.ts';
 import { Result, type ResultCode } from '../results.ts';
 import { insertStop, triggerStops } from '../stops.ts';
 import { validTicks, validUser } from '../validate.ts';
@@ -94,7 +94,7 @@ function tryPlaceOrder(engine: EngineState, request: PlacementRequest): ResultCo
     return Result.invalidClientOrderId;
   }
   if (account === noAccount) return Result.insufficientBalance;
-  if (clientOrderId !== '' && engine.slotByClientOrderId.has(clientKey(account, clientOrderId))) {
+  if (clientOrderId !== '' && engine.slotByClientOrderId.has(account, clientOrderId)) {
     return Result.duplicateClientOrderId;
   }
   if (engine.accountOpenOrders[account]! >= engine.limits.openOrdersPerAccountMax) return Result.tooManyOpenOrders;
@@ -148,7 +148,7 @@ function tryPlaceOrder(engine: EngineState, request: PlacementRequest): ResultCo
   store.clientOrderId[slot] = clientOrderId;
   if (heldAtoms > 0) engine.ledger.hold(account, heldAsset, heldAtoms);
   engine.slotByOrderId.add(request.orderId, slot);
-  if (clientOrderId !== '') engine.slotByClientOrderId.set(clientKey(account, clientOrderId), slot);
+  if (clientOrderId !== '') engine.slotByClientOrderId.add(account, clientOrderId, slot);
   linkToAccount(engine, account, slot);
 
   const event = engine.accepted;

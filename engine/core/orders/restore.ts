@@ -7,7 +7,7 @@ import type { Side } from '../commands.ts';
 import type { EngineState } from '../engine-state.ts';
 import { OrderStatus } from '../events.ts';
 import { noAccount } from '../ledger.ts';
-import { clientKey, ensureAccountLists, linkToAccount } from './accounts.ts';
+import { ensureAccountLists, linkToAccount } from './accounts.ts';
 
 /** One live order as a snapshot stores it. */
 export interface RestoredOrder {
@@ -64,7 +64,7 @@ export function restoreOrder(engine: EngineState, row: RestoredOrder): number {
   store.setHeldAtoms(slot, row.heldAtoms);
   store.clientOrderId[slot] = row.clientOrderId;
   engine.slotByOrderId.add(row.orderId, slot);
-  if (row.clientOrderId !== '') engine.slotByClientOrderId.set(clientKey(account, row.clientOrderId), slot);
+  if (row.clientOrderId !== '') engine.slotByClientOrderId.add(account, row.clientOrderId, slot);
   if (row.status === OrderStatus.pending) {
     (row.side === 0 ? context.buyStops : context.sellStops).push(slot);
   } else {
