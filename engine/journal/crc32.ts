@@ -1,9 +1,21 @@
 /**
- * CRC-32 (IEEE 802.3, the polynomial zlib and PNG use), slice-by-4: four table lookups fold four bytes
- * at a time. For the journal's small frames a call into native zlib costs more than the checksum itself,
- * and the byte-at-a-time loop was 40 % of decoding (bench:journal replay); results are identical to
- * zlib.crc32 (crc32.test.ts checks).
+ * CRC-32 (IEEE 802.3, the polynomial zlib and PNG use). Short ranges, slice-by-4: four table lookups fold
+ * four bytes at a time. For the journal's small frames a call into native zlib costs more than the
+ * checksum itself, and the byte-at-a-time loop was 40 % of decoding (bench:journal replay). Ranges of
+ * `nativeBytesMin` or more go to zlib's (Node 20.15 on; this loop where it is missing), about six times
+ * as fast on a long buffer: a snapshot's body of a million orders (150 MB) in 24 ms against 140-148 ms.
+ * Either way the result is the same (crc32.test.ts checks).
  */
+import * as zlib from 'node:zlib';
+
+const nativeCrc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
+/**
+ * Where zlib's call overhead is paid back, measured on this project's two-core machine: 64 bytes 57 ns
+ * here against 162 ns in zlib, 128 bytes 107 against 132, 256 bytes 203 against 166, 4 KiB 3.2 µs
+ * against 0.74 µs.
+ */
+const nativeBytesMin = 256;
+
 const tables = new Int32Array(256 * 4);
 for (let index = 0; index < 256; index++) {
   let value = index;
@@ -19,6 +31,9 @@ for (let index = 0; index < 256; index++) {
 
 /** CRC-32 of `bytes[start, end)` (the whole array by default); no subarray is made. */
 export function crc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
+  if (nativeCrc32 !== undefined && end - start >= nativeBytesMin) {
+    return nativeCrc32(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end));
+  }
   let crc = -1;
   let index = start;
   const end4 = end - 3;
