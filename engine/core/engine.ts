@@ -45,7 +45,7 @@ import { TakerFills } from './matching/fills.ts';
 import { ensureAccountLists, openOrderCount, openOrderSlots, slotOf } from './orders/accounts.ts';
 import { amendOrder } from './orders/amend.ts';
 import { cancelAll, cancelBatch, cancelById, cancelOrder } from './orders/cancel.ts';
-import { estimateSell } from './matching/estimate.ts';
+import { SellLadder, estimateSell } from './matching/estimate.ts';
 import { isDomainUserId } from './limits.ts';
 import { placeBatch, placeGroupOrder, placeOrder } from './orders/place.ts';
 import { restoreAccountLink, restoreOrder, type RestoredOrder } from './orders/restore.ts';
@@ -289,6 +289,11 @@ export class Engine extends EngineState implements DomainPort {
   /** What an immediate-or-cancel sell would fill and raise now (a query; matching/estimate.ts). */
   estimateSell(userId: number, mode: Mode, pairId: number, lots: number, limitPriceTicks: number): SellEstimate {
     return estimateSell(this, userId, mode, pairId, lots, limitPriceTicks);
+  }
+
+  /** The liquidity a sell would reach, read once for estimates of several sizes (matching/estimate.ts). */
+  sellLadder(userId: number, mode: Mode, pairId: number, limitPriceTicks: number): SellLadder {
+    return new SellLadder(this, userId, mode, pairId, limitPriceTicks);
   }
 
   /** Places one order (alone or as a batch item). Refusals emit OrderRejected and change nothing else. */

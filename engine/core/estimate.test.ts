@@ -1,7 +1,7 @@
 /**
  * The port's read-only sell estimate (matching/estimate.ts) against what the sell then does: on seeded
  * books of resting bids of several users, fresh and stale venue bids, and the seller's own resting orders,
- * `estimateSell` changes nothing, and after the seller cancels its own orders an immediate-or-cancel sell
+ * `estimateSell` (and `sellLadder`, read once for several sizes) changes nothing, and after the seller cancels its own orders an immediate-or-cancel sell
  * of the same lots at the same limit fills exactly the estimated lots and notional and credits exactly the
  * estimated proceeds, in live mode and in paper mode (whose taker also reaches the live hybrid book).
  *
@@ -79,6 +79,9 @@ for (const mode of [0, 1] as const) {
       const limit = random.int(294_000, 300_500);
       const hash = stateHash(h.engine);
       const estimate = h.engine.estimateSell(seller, mode, eth.id, lots, limit);
+      // The ladder read once answers every size as a fresh estimate does (a vault's unwind tries several).
+      const ladder = h.engine.sellLadder(seller, mode, eth.id, limit);
+      for (const size of [lots, 1, lots >> 1, lots * 2, lots]) assert.deepEqual(ladder.estimate(size), h.engine.estimateSell(seller, mode, eth.id, size, limit), `${size} lots`);
       assert.equal(stateHash(h.engine), hash, 'a query');
 
       for (const slot of h.engine.openOrderSlots(seller, mode)) {

@@ -61,6 +61,12 @@ export interface SellEstimate {
   proceedsAtoms: number;
 }
 
+/** The liquidity a sell would reach now, read once (`sellLadder`): what a sell of any size would fill. */
+export interface SellLadder {
+  /** What a sell of `lots` would fill and credit, as `estimateSell` with the ladder's user, pair and limit. */
+  estimate(lots: number): SellEstimate;
+}
+
 export interface DomainPort {
   readonly markets: Markets;
   readonly limits: EngineLimits;
@@ -95,6 +101,12 @@ export interface DomainPort {
    * command, with nothing traded on that pair in between.
    */
   estimateSell(userId: number, mode: Mode, pairId: number, lots: number, limitPriceTicks: number): SellEstimate;
+  /**
+   * The same liquidity read once, for estimates of several sizes (a search for the size that raises an
+   * amount): `sellLadder(...).estimate(lots)` equals `estimateSell(..., lots, ...)` while nothing changes
+   * on the pair. A query: it changes nothing.
+   */
+  sellLadder(userId: number, mode: Mode, pairId: number, limitPriceTicks: number): SellLadder;
   emit(event: EngineEvent): void;
   domain(name: string): DomainModule | undefined;
   /**

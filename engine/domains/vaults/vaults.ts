@@ -11,7 +11,7 @@
  * - A withdrawal is one command that decides before it trades. When the vault's available cash pays it,
  *   it is paid. Otherwise the vault's quotes would be cancelled (their holds come back) and its bases sold
  *   with IOC sells, pair by pair, `unwindSlippageBps` below the oracle price, just enough to raise what is
- *   missing: the port's `estimateSell` tells what each sell would raise against the book as it is now.
+ *   missing: the port's `sellLadder` tells what each sell would raise against the book as it is now.
  *   When even selling everything within that limit could not pay, the withdrawal is refused with
  *   VAULT_ILLIQUID before anything changes (no cancel, no sell, no event). Otherwise it cancels, sells and
  *   pays in the same command. The unwind's cost (the oracle value of the base sold less what the sells
@@ -427,11 +427,13 @@ export class Vaults implements DomainModule {
       const baseAtoms = ledger.availableAtoms(vault.account, pair.base.index) + ledger.heldAtoms(vault.account, pair.base.index);
       const lotsMax = Math.min(Math.floor(baseAtoms / pair.baseAtomsPerLot), pair.quantityLotsMax);
       if (priceTicks < 1 || lotsMax < 1) continue;
+      // The book read once; each size tried below is a walk of these levels.
+      const ladder = this.port.sellLadder(userId, vault.mode, pair.id, priceTicks);
       const raised = (lots: number): number => {
-        const estimate = this.port.estimateSell(userId, vault.mode, pair.id, lots, priceTicks);
+        const estimate = ladder.estimate(lots);
         return byValue ? baseValueAtoms(estimate.filledLots * pair.baseAtomsPerLot, priceE8, pair.base.decimals, pair.quote.decimals) : estimate.proceedsAtoms;
       };
-      let lots = this.port.estimateSell(userId, vault.mode, pair.id, lotsMax, priceTicks).filledLots;
+      let lots = ladder.estimate(lotsMax).filledLots;
       if (lots < 1) continue;
       if (raised(lots) > shortAtoms) {
         // The fewest lots that raise enough: proceeds grow with the lots sold.
@@ -442,7 +444,7 @@ export class Vaults implements DomainModule {
           else low = middle + 1;
         }
       }
-      const estimate = this.port.estimateSell(userId, vault.mode, pair.id, lots, priceTicks);
+      const estimate = ladder.estimate(lots);
       const value = baseValueAtoms(estimate.filledLots * pair.baseAtomsPerLot, priceE8, pair.base.decimals, pair.quote.decimals);
       plan.orders.push({ pair, lots, priceTicks });
       shortAtoms -= byValue ? value : estimate.proceedsAtoms;
