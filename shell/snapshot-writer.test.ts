@@ -30,6 +30,16 @@ function generatorFor(engine: Engine, seed: number): { generator: CommandGenerat
   return { generator, funding: generator.fundingCommands() };
 }
 
+/** Runs `body` with a fresh data directory, removed afterwards whatever happens. */
+async function withDataDir(body: (dataDir: string) => Promise<void>): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'snapshot-writer-'));
+  try {
+    await body(dataDir);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 test('a taken snapshot gives the same hash and bytes after a structured clone (what postMessage hands the worker)', () => {
   const engine = new Engine({ markets, domains: platformDomains });
   const { generator, funding } = generatorFor(engine, 41);
@@ -85,8 +95,7 @@ test('the buffer handed back is the copy\'s own while it has room, and a larger 
 });
 
 test('a book recovered at start gets its first snapshot\'s records buffer prepared by the worker', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'snapshot-writer-'));
-  try {
+  await withDataDir(async (dataDir) => {
     let commandTs = 0;
     const first = DurableEngine.open({ dataDir, engine: { markets, domains: platformDomains }, clock: () => commandTs });
     const { generator, funding } = generatorFor(first.engine, 45);
@@ -130,14 +139,11 @@ test('a book recovered at start gets its first snapshot\'s records buffer prepar
     }
     assert.equal(spares[0], reserved[0], 'the first snapshot copied into the prepared buffer');
     await durable.close();
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('a worker that cannot start at open is reported and the engine opens and takes commands', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'snapshot-writer-'));
-  try {
+  await withDataDir(async (dataDir) => {
     let commandTs = 0;
     const first = DurableEngine.open({ dataDir, engine: { markets, domains: platformDomains }, clock: () => commandTs });
     const { generator, funding } = generatorFor(first.engine, 46);
@@ -164,14 +170,11 @@ test('a worker that cannot start at open is reported and the engine opens and ta
     await durable.submit(command);
     assert.equal(durable.sequencer.lastSeq, command.seq);
     await durable.close();
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('the worker writes periodic snapshots once durable, and a restart from one gives the live state', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'snapshot-writer-'));
-  try {
+  await withDataDir(async (dataDir) => {
     let commandTs = 0;
     const written: Array<{ seq: number; thread: unknown }> = [];
     const log = (event: string, fields: Record<string, unknown>): void => {
@@ -224,14 +227,11 @@ test('the worker writes periodic snapshots once durable, and a restart from one 
     assert.equal(reopened.recovery.lastSeq, lastSeq);
     assert.equal(reopened.recovery.stateHash, liveHash);
     await reopened.close();
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('a snapshot that cannot be taken (no memory for the copy) is reported, the commands go on, and the next one is written', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'snapshot-writer-'));
-  try {
+  await withDataDir(async (dataDir) => {
     let commandTs = 0;
     const events: Array<{ event: string; seq: number; thread?: unknown }> = [];
     const log = (event: string, fields: Record<string, unknown>): void => {
@@ -268,7 +268,5 @@ test('a snapshot that cannot be taken (no memory for the copy) is reported, the 
     assert.equal(reopened.recovery.stateHash, liveHash);
     assert.equal(reopened.recovery.lastSeq, lastSeq);
     await reopened.close();
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 });
