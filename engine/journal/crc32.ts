@@ -29,7 +29,7 @@ for (let index = 0; index < 256; index++) {
   }
 }
 
-/** CRC-32 of `bytes[start, end)` (the whole array by default); no subarray is made. */
+/** CRC-32 of `bytes[start, end)` (the whole array by default); the loop makes no subarray (zlib's path makes a view). */
 export function crc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
   if (nativeCrc32 !== undefined && end - start >= nativeBytesMin) {
     return nativeCrc32(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end));
