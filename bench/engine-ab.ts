@@ -20,7 +20,8 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build, type Plugin } from 'esbuild';
-import { fmtInt, log, positiveInteger, root, transparentHugePages } from './lib.ts';
+import { hugePagesEnv, mallocHugePages, transparentHugePages } from './huge-pages.ts';
+import { fmtInt, log, positiveInteger, root } from './lib.ts';
 
 const { values } = parseArgs({
   options: {
@@ -85,11 +86,14 @@ interface RunnerOutput {
   mismatches: number;
 }
 
+/** Both sides' runners start with huge pages for their large buffers where the machine allows it (bench/huge-pages.ts). */
+const runnerEnv = hugePagesEnv();
+
 function runSide(bundlePath: string, resting: number): RunnerOutput {
   const output = execFileSync(
     process.execPath,
     [bundlePath, '--resting', String(resting), '--mix', values.mix!, '--runs', String(runs), '--commands', String(commands)],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 },
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20, env: runnerEnv },
   );
   return JSON.parse(output.trim().split('\n').at(-1)!) as RunnerOutput;
 }
@@ -113,7 +117,7 @@ const baselineBundle = join(root, 'dist', 'bench', 'engine-ab-baseline.mjs');
 await bundle(currentBundle, []);
 await bundle(baselineBundle, [engineFrom(baselineDir)]);
 log(`bench:engine:ab - ${values.mix === 'simple' ? 'simple' : 'exchange-core'} mix, ${fmtInt(commands)} commands a run, ${runs} runs a side a round, ${rounds} rounds`);
-log(`current: ${root} (${commitOf(root)}), baseline: ${baselineDir} (${commitOf(baselineDir)}); transparent huge pages ${transparentHugePages()}`);
+log(`current: ${root} (${commitOf(root)}), baseline: ${baselineDir} (${commitOf(baselineDir)}); transparent huge pages ${transparentHugePages()}, runners with ${mallocHugePages(runnerEnv) ? 'glibc.malloc.hugetlb=1' : '4 KiB pages for malloc'}`);
 
 interface Row {
   resting: number;

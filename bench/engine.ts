@@ -26,7 +26,13 @@ import { loadMarkets } from '../engine/runtime/markets.ts';
 import { benchPairId, exchangeCoreMix, hybridMix, midTicks, quoteTickCommands, simpleMix, type PeerOps, type Scenario, type VenueQuoteLevels } from './streams.ts';
 import { clockNs, prepare, settle, timeEach, timeStream } from './timing.ts';
 import { hybridVenues, timeWorkerQuotes, type QuoteTimes } from './venues.ts';
-import { fmtInt, log, percentile, transparentHugePages } from './lib.ts';
+import { fmtInt, log, percentile } from './lib.ts';
+import { mallocHugePages, rerunWithHugePages, transparentHugePages } from './huge-pages.ts';
+
+// With huge pages for the large buffers where the machine allows it (bench/huge-pages.ts): this process
+// runs itself again with the tunable set, and leaves with that run's exit code.
+const rerun = rerunWithHugePages();
+if (rerun !== null) process.exit(await rerun);
 
 const { OrderBook, Side: PeerSide } = obPkg;
 type PeerBook = InstanceType<typeof OrderBook>;
@@ -481,7 +487,7 @@ function main(): void {
   const started = clockNs();
   const cpus = os.cpus();
   log(`bench:engine - node ${process.version}, ${os.platform()} ${os.arch()}, ${cpus[0]?.model ?? 'unknown cpu'} x${cpus.length}, nodejs-order-book ${peerVersion()}`);
-  log(`All figures are from one run on this machine (one thread; load average ${os.loadavg()[0]!.toFixed(2)} at start; transparent huge pages ${transparentHugePages()}); expect some noise between runs.`);
+  log(`All figures are from one run on this machine (one thread; load average ${os.loadavg()[0]!.toFixed(2)} at start; transparent huge pages ${transparentHugePages()}, malloc ${mallocHugePages() ? 'with glibc.malloc.hugetlb=1' : 'on 4 KiB pages'}); expect some noise between runs.`);
   log();
   const venues = hybridVenues(markets);
   log('warm-up ...');
@@ -557,6 +563,7 @@ function main(): void {
         hybrid_amm_fills: hybrid.ammFills,
         quote_us_per_pool: round(quotes.microsecondsPerPool, 0),
         transparent_huge_pages: transparentHugePages(),
+        malloc_huge_pages: mallocHugePages(),
       }),
     );
   }

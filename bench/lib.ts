@@ -128,21 +128,6 @@ export function cpuSeconds(pid: number, tid?: number): number {
   return times.user + times.system;
 }
 
-/**
- * The kernel's transparent huge page mode (`always`, `madvise` or `never`; `unknown` where the file is
- * missing). Node's typed arrays get huge pages only under `always`; with 4 KiB pages the order records'
- * physical placement, which changes from one engine to the next, moves the 10 k resting figures by up
- * to 2x (bench/README.md, "Page placement").
- */
-export function transparentHugePages(): string {
-  try {
-    const text = readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8');
-    return /\[(\w+)\]/.exec(text)?.[1] ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
-
 /** Busy and total CPU seconds of the whole machine, summed over its CPUs (/proc/stat's first line). */
 export function machineCpuSeconds(): { busy: number; total: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
