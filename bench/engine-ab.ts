@@ -56,10 +56,14 @@ function engineFrom(dir: string): Plugin {
     setup(builder) {
       builder.onResolve({ filter: /^\.\.?\// }, (args) => {
         // Imports made inside DIR stay in DIR (its engine's own files); those of this checkout's files
-        // that reach into engine/ go to DIR's copy; the rest resolve as usual.
+        // that reach into engine/ go to DIR's copy, unless DIR has no such file (a helper the bench uses
+        // that came later, such as engine/runtime/memory.ts: its engine does not use it either); the rest
+        // resolve as usual.
         if (args.importer.startsWith(dir + '/')) return undefined;
         const path = resolve(args.resolveDir, args.path);
-        return path.startsWith(ours) ? { path: join(dir, 'engine', path.slice(ours.length)) } : undefined;
+        if (!path.startsWith(ours)) return undefined;
+        const theirs = join(dir, 'engine', path.slice(ours.length));
+        return existsSync(theirs) ? { path: theirs } : undefined;
       });
     },
   };

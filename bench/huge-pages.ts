@@ -18,6 +18,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { glibcVersion } from '../engine/runtime/memory.ts';
 
 /** The tunable, as `GLIBC_TUNABLES` takes it. */
 export const hugePagesTunable = 'glibc.malloc.hugetlb=1';
@@ -70,14 +71,9 @@ export function hugePagesRerunTunables(facts: HugePagesFacts): string | null {
   return [...existing, hugePagesTunable].join(':');
 }
 
-function glibcVersion(): string | undefined {
-  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
-  return report?.header?.glibcVersionRuntime;
-}
-
 /** `hugePagesRerunTunables` on this machine, for a process with environment `env`. */
 export function rerunTunables(env: NodeJS.ProcessEnv = process.env): string | null {
-  return hugePagesRerunTunables({ platform: process.platform, glibcVersion: process.platform === 'linux' ? glibcVersion() : undefined, thpMode: transparentHugePages(), env });
+  return hugePagesRerunTunables({ platform: process.platform, glibcVersion: glibcVersion(), thpMode: transparentHugePages(), env });
 }
 
 /**

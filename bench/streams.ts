@@ -33,6 +33,7 @@ import { stateHash } from '../engine/core/state-hash.ts';
 import type { ResultCode } from '../engine/core/results.ts';
 import type { Markets } from '../engine/core/units.ts';
 import type { DepthLevels } from '../engine/amm/depth.ts';
+import { recordsByteOffset } from '../engine/runtime/memory.ts';
 
 /** ETH/USDC: tick 0.01 USDC, lot 0.0001 ETH. */
 export const benchPairId = 1;
@@ -65,6 +66,8 @@ export function createBenchEngine(markets: Markets, sink?: EventSink): Engine {
     markets,
     ...(sink === undefined ? {} : { sink }),
     limits: { openOrdersPerAccountMax: 1_000_000, ordersMax: 8_000_000, bookOrdersMax: 4_000_000 },
+    // As the server lays the order records out (engine/runtime/memory.ts).
+    recordsByteOffset: recordsByteOffset(),
   });
 }
 

@@ -19,6 +19,7 @@ import { listSegments, type SegmentFile } from '../engine/journal/segments.ts';
 import { loadNewestSnapshot } from '../engine/journal/snapshot-file.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
 import { platformDomains } from '../engine/domains/index.ts';
+import { recordsByteOffset } from '../engine/runtime/memory.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -53,14 +54,16 @@ if (segments.length === 0) {
 
 const markets = loadMarkets();
 const started = process.hrtime.bigint();
-let engine = new Engine({ markets, domains: platformDomains });
+// The order records on cache-line boundaries as the server lays them out (engine/runtime/memory.ts).
+const makeEngine = (): Engine => new Engine({ markets, domains: platformDomains, recordsByteOffset: recordsByteOffset() });
+let engine = makeEngine();
 let afterSeq = 0;
 if (values['from-snapshot']) {
   if (snapshotDir === null) {
     console.error('--from-snapshot needs a data directory');
     process.exit(2);
   }
-  const loaded = loadNewestSnapshot(snapshotDir, () => new Engine({ markets, domains: platformDomains }), (path, reason) => console.error(`skipped ${path}: ${reason}`));
+  const loaded = loadNewestSnapshot(snapshotDir, makeEngine, (path, reason) => console.error(`skipped ${path}: ${reason}`));
   if (loaded === null) {
     console.error(`no valid snapshot in ${snapshotDir}`);
     process.exit(2);

@@ -54,6 +54,12 @@ export interface EngineOptions {
   readonly sink?: EventSink;
   /** Makes the domain modules that handle the command kinds the core does not (engine/domains). */
   readonly domains?: DomainFactory;
+  /**
+   * Where the order records start in their buffer, so that each lies on 64-byte lines as the processor's
+   * caches do (order-store.ts; the runtime's value: engine/runtime/memory.ts). Memory layout only: 0 or any
+   * other value gives the same results, events and state hash.
+   */
+  readonly recordsByteOffset?: number;
 }
 
 /** One pair in one mode: its book, its last trade price and its untriggered stops. */
@@ -180,7 +186,7 @@ export class EngineState {
     assert(this.settings.makerFeeBps >= 0 && this.settings.makerFeeBps <= bpsDenominator, 'maker fee out of range');
     assert(this.settings.marketBandBps >= 0 && this.settings.marketBandBps < bpsDenominator, 'band out of range');
     this.sink = options.sink ?? nullSink;
-    this.orders = new OrderStore(this.limits.ordersMax);
+    this.orders = new OrderStore(this.limits.ordersMax, options.recordsByteOffset ?? 0);
     this.slotByOrderId = new OrderIdIndex(this.orders);
     // The fast books keep their nodes in the orders' own records (order-store.ts).
     this.books = options.books ?? new FastBookFactory(this.orders, recordBytes);

@@ -16,6 +16,14 @@
  * account is one field for both. The first line then holds what every command on a live order reads
  * (identity, price, quantities, its book context and flags); the second what placement, fills and
  * endings add (holds, notionals, the account list's links, the options).
+ *
+ * Those two lines are the records' only if the records start on a 64-byte line boundary, and a buffer's
+ * first byte is not on one: on Linux, glibc's malloc, which maps the memory of Node's large buffers, hands it
+ * out 16 bytes past a page boundary (its block header), so a record at the buffer's start spanned three
+ * lines, its first line's last 16 bytes (filled quantity, context, side, status) in a second line that
+ * reading ahead (`touch`) did not read. The records therefore start `recordsByteOffset` bytes into their
+ * buffer, which the runtime sets to where its allocator puts line boundaries (engine/runtime/memory.ts);
+ * the views begin there, so no accessor knows of it.
  */
 import { assert } from './assert.ts';
 
@@ -66,7 +74,16 @@ export class OrderStore {
   /** Client order ids by slot ('' for none): strings live outside the records. */
   clientOrderId: string[] = [];
 
-  constructor(private readonly capacityMax: number) {}
+  /**
+   * `recordsByteOffset`: where the records start in their buffer (a multiple of 8 below 64; see the file
+   * comment). It moves the records in memory only: their bytes, a copy's layout and every result are the same.
+   */
+  constructor(
+    private readonly capacityMax: number,
+    private readonly recordsByteOffset = 0,
+  ) {
+    assert(Number.isInteger(recordsByteOffset) && recordsByteOffset >= 0 && recordsByteOffset < 64 && recordsByteOffset % 8 === 0, 'records offset a multiple of 8 below 64');
+  }
 
   get liveCount(): number {
     return this.used;
@@ -302,11 +319,12 @@ export class OrderStore {
   }
 
   private resize(capacity: number): void {
-    const buffer = new ArrayBuffer(capacity * recordBytes);
-    const bytes = new Uint8Array(buffer);
+    const offset = this.recordsByteOffset;
+    const buffer = new ArrayBuffer(offset + capacity * recordBytes);
+    const bytes = new Uint8Array(buffer, offset, capacity * recordBytes);
     bytes.set(this.u8);
-    this.f64 = new Float64Array(buffer);
-    this.i32 = new Int32Array(buffer);
+    this.f64 = new Float64Array(buffer, offset, capacity * f64PerRecord);
+    this.i32 = new Int32Array(buffer, offset, capacity * i32PerRecord);
     this.u8 = bytes;
     // A dense array of strings (no holes): one hidden class, fast indexed access.
     for (let slot = this.capacity; slot < capacity; slot++) this.clientOrderId.push('');

@@ -31,6 +31,7 @@ import { SegmentWriter, defaultSegmentBytesMax, listSegments, type SyncMode } fr
 import { encodeSnapshot, loadNewestSnapshot, pruneSnapshots, removeUnfinishedSnapshots, takeSnapshotAt, takenTransfers, writeSnapshotFile } from '../journal/snapshot-file.ts';
 import type { FromSnapshotWorker, SnapshotWorkerInput, ToSnapshotWorker } from './snapshot-worker.ts';
 import { platformDomains } from '../domains/index.ts';
+import { recordsByteOffset } from './memory.ts';
 import { Outcome, Sequencer, SequencerClosedError, type DurableBatch, type JournalWriter, type OutcomeCallback, type Submission } from './sequencer.ts';
 import { TapeReader } from './event-tape.ts';
 
@@ -162,7 +163,8 @@ export class DurableEngine {
     mkdirSync(snapshotDir, { recursive: true });
     for (const name of removeUnfinishedSnapshots(snapshotDir)) log('snapshot_unfinished_removed', { name });
     // The platform's domains unless the caller chose: a journal must replay with every module that wrote it.
-    const makeEngine = (): Engine => new Engine({ domains: platformDomains, ...options.engine });
+    // The order records on cache-line boundaries as this process's allocator lays buffers out (memory.ts).
+    const makeEngine = (): Engine => new Engine({ domains: platformDomains, recordsByteOffset: recordsByteOffset(), ...options.engine });
     const feed = options.replayFeed;
     const loaded = loadNewestSnapshot(snapshotDir, makeEngine, (path, reason) => log('snapshot_skipped', { path, reason }), feed?.afterSeq);
     const engine = loaded?.engine ?? makeEngine();
