@@ -71,7 +71,11 @@ export class OrderStore {
   f64 = new Float64Array(0);
   i32 = new Int32Array(0);
   private u8 = new Uint8Array(0);
-  /** Client order ids by slot ('' for none): strings live outside the records. */
+  /**
+   * Client order ids by slot ('' for none): strings live outside the records. Read it; set it only through
+   * `setClientOrderId`, which keeps it '' for every slot whose record says it has none (`hasClientOrderId`),
+   * so that an order without one never touches this array, a line apart from its record on a large book.
+   */
   clientOrderId: string[] = [];
 
   /**
@@ -126,7 +130,7 @@ export class OrderStore {
   }
 
   release(slot: number): void {
-    this.clientOrderId[slot] = '';
+    if (this.hasClientOrderId(slot)) this.setClientOrderId(slot, '');
     this.setAccountNext(slot, this.freeHead);
     this.freeHead = slot;
     this.used--;
@@ -230,6 +234,21 @@ export class OrderStore {
   }
   setTakerFeeBps(slot: number, value: number): void {
     this.i32[slot * i32PerRecord + 30] = value;
+  }
+  /** Whether the order has a client order id (a flag in its record, so that checking costs no other line). */
+  hasClientOrderId(slot: number): boolean {
+    return this.u8[slot * recordBytes + 126] === 1;
+  }
+  /** Sets (or, with '', clears) the order's client order id and its flag. */
+  setClientOrderId(slot: number, clientOrderId: string): void {
+    const had = this.u8[slot * recordBytes + 126] === 1;
+    if (clientOrderId === '') {
+      if (had) this.clientOrderId[slot] = '';
+      this.u8[slot * recordBytes + 126] = 0;
+    } else {
+      this.clientOrderId[slot] = clientOrderId;
+      this.u8[slot * recordBytes + 126] = 1;
+    }
   }
   side(slot: number): number {
     return this.u8[slot * recordBytes + 60]!;

@@ -66,8 +66,7 @@ function forget(engine: EngineState, slot: number): void {
     report.filledNotionalAtoms = store.filledNotionalAtoms(slot);
   }
   engine.slotByOrderId.delete(store.orderId(slot), slot);
-  const clientOrderId = store.clientOrderId[slot]!;
-  if (clientOrderId !== '') engine.slotByClientOrderId.delete(account, clientOrderId);
+  if (store.hasClientOrderId(slot)) engine.slotByClientOrderId.delete(account, store.clientOrderId[slot]!);
   unlinkFromAccount(engine, account, slot);
   store.release(slot);
 }

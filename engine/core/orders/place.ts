@@ -145,7 +145,7 @@ function tryPlaceOrder(engine: EngineState, request: PlacementRequest): ResultCo
   store.setMakerNotionalAtoms(slot, 0);
   store.setTakerFeeBps(slot, takerFeeBps);
   store.setHeldAtoms(slot, heldAtoms);
-  store.clientOrderId[slot] = clientOrderId;
+  store.setClientOrderId(slot, clientOrderId);
   if (heldAtoms > 0) engine.ledger.hold(account, heldAsset, heldAtoms);
   engine.slotByOrderId.add(request.orderId, slot);
   if (clientOrderId !== '') engine.slotByClientOrderId.add(account, clientOrderId, slot);

@@ -62,7 +62,7 @@ export function restoreOrder(engine: EngineState, row: RestoredOrder): number {
   store.setMakerNotionalAtoms(slot, row.makerNotionalAtoms);
   store.setTakerFeeBps(slot, row.takerFeeBps);
   store.setHeldAtoms(slot, row.heldAtoms);
-  store.clientOrderId[slot] = row.clientOrderId;
+  store.setClientOrderId(slot, row.clientOrderId);
   engine.slotByOrderId.add(row.orderId, slot);
   if (row.clientOrderId !== '') engine.slotByClientOrderId.add(account, row.clientOrderId, slot);
   if (row.status === OrderStatus.pending) {
