@@ -115,7 +115,9 @@ export class Engine extends EngineState implements DomainPort {
    * commands in groups of `touchGroup`, and before applying a group reads the id-index entry and record of
    * every live order that the group's cancels and amends name: first the group's index entries, in a pass
    * of their own, then the records they name (both cache lines), unconfirmed (an entry an older order holds
-   * names that order's record, a read for nothing). The reads of one pass are independent of one another,
+   * names that order's record, a read for nothing), then a word of each of those orders' neighbours in
+   * their levels' lists (`BookFactory.touchNeighbours`), which a cancel or a move writes when it unlinks
+   * the order. The reads of one pass are independent of one another,
    * so the processor has them all in flight at once; applied one after another, each command waits for
    * its own two (the index entry, then the record it points to) before it can start. With a million
    * resting orders the index and the records are far larger than the caches and each of those reads goes
@@ -143,6 +145,12 @@ export class Engine extends EngineState implements DomainPort {
       for (let index = 0; index < count; index++) {
         const slot = slots[index]!;
         if (slot !== noSlot) touched ^= store.touch(slot);
+      }
+      // Then the neighbours in their levels' lists, which unlinking the order (a cancel, a move) writes.
+      const books = this.books;
+      for (let index = 0; index < count; index++) {
+        const slot = slots[index]!;
+        if (slot !== noSlot) touched ^= books.touchNeighbours(slot);
       }
       this.touched ^= touched;
       for (let index = start; index < end; index++) results[index] = this.apply(commands[index]!);

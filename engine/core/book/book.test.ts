@@ -303,3 +303,23 @@ test('cancel is O(1) in a book of 1 000 000 resting orders (counted, not timed)'
   assert.ok(large.average < 3, `average touches per cancel ${large.average}`);
   assert.ok(large.average <= small.average * 1.5 + 0.5, `average grows with the book: ${small.average} -> ${large.average}`);
 });
+
+test('touchNeighbours reads the level neighbours of a resting node, any slot below the capacity, and changes nothing', () => {
+  for (const factory of [new FastBookFactory(), factoryOverOrderRecords()]) {
+    const book = makeBook(factory);
+    // One level of three orders (slots 1, 2, 3 of accounts 10, 11, 12), a second level with slot 4 alone.
+    book.add(1, 10, 0, 100, 5);
+    book.add(2, 11, 0, 100, 3);
+    book.add(3, 12, 0, 100, 4);
+    book.add(4, 13, 0, 99, 7);
+    const before = levels(book, 0);
+    assert.equal(factory.touchNeighbours(2), 10 ^ 12, 'the middle order: both neighbours');
+    assert.equal(factory.touchNeighbours(1), 11, 'the head: its next only');
+    assert.equal(factory.touchNeighbours(4), 0, 'alone in its level');
+    book.remove(2);
+    // An ended order's stale links, and slots never used (links 0), are read without harm.
+    for (const slot of [2, 5, 1000, (1 << 16) - 1]) assert.equal(typeof factory.touchNeighbours(slot), 'number');
+    assert.deepEqual(levels(book, 0), before.map((level) => (level.priceTicks === 100 ? { ...level, lots: level.lots - 3, orders: level.orders - 1 } : level)));
+  }
+  assert.equal(new ReferenceBookFactory().touchNeighbours(), 0);
+});

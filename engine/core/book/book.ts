@@ -82,4 +82,12 @@ export interface BookFactory {
   create(levelsPerSideMax: number): Book;
   /** Called when the engine's order store grows, before any slot at or past the old capacity is used. */
   ensureSlots(capacity: number): void;
+  /**
+   * A read ahead of use (`Engine.applyRun`): reads a word of the node records of `slot`'s neighbours in its
+   * level's list, which cancelling or moving the order will write, and returns them combined (a value to
+   * keep, so that the reads are not dropped; it means nothing). `slot` need not be resting: any slot below
+   * the store's capacity may be passed, and nothing changes. Books whose nodes are not packed records
+   * return 0.
+   */
+  touchNeighbours(slot: number): number;
 }

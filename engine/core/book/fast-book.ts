@@ -101,6 +101,21 @@ class NodeArena {
   account(slot: number): number {
     return this.i32[slot * this.i32Stride + 5]!;
   }
+
+  /**
+   * A word of each of `slot`'s list neighbours' nodes, combined (`BookFactory.touchNeighbours`). The links of
+   * a slot that does not rest are whatever it last held, or 0 in a slot never used: still slots below the
+   * capacity, but checked, so that a read never leaves the array.
+   */
+  touchNeighbours(slot: number): number {
+    const next = this.next(slot);
+    const prev = this.prev(slot);
+    const capacity = this.capacity;
+    let touched = 0;
+    if (next >= 0 && next < capacity) touched ^= this.account(next);
+    if (prev >= 0 && prev < capacity) touched ^= this.account(prev);
+    return touched;
+  }
   setAccount(slot: number, value: number): void {
     this.i32[slot * this.i32Stride + 5] = value;
   }
@@ -524,6 +539,10 @@ export class FastBookFactory implements BookFactory {
 
   ensureSlots(capacity: number): void {
     this.nodes.ensure(capacity);
+  }
+
+  touchNeighbours(slot: number): number {
+    return this.nodes.touchNeighbours(slot);
   }
 }
 

@@ -176,4 +176,9 @@ export class ReferenceBookFactory implements BookFactory {
   }
 
   ensureSlots(): void {}
+
+  /** Its nodes are objects: nothing to read ahead. */
+  touchNeighbours(): number {
+    return 0;
+  }
 }
