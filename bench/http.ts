@@ -647,8 +647,8 @@ function failureProblem(run: OrderRun, label: string): string | null {
 }
 
 /**
- * The script's accounting is off: the book left its seeded size, or a fill named a venue with the AMM off
- * (the order record's fields no longer read as the script expects, see bench/http/orders.lua).
+ * The script's accounting is off: the book left its seeded size, a fill named a venue with the AMM off, or
+ * no cancel was sent (the order record's fields no longer read as the script expects, see bench/http/orders.lua).
  */
 function bookProblem(orders: OrderRuns): string | null {
   const label = orders.label;
@@ -657,6 +657,9 @@ function bookProblem(orders: OrderRuns): string | null {
   if (drift > bookDriftMax) return `${label}: the book moved ${drift} orders from its seeded ${orders.seeded.orders}`;
   const venueFills = runs.reduce((total, run) => total + run.run.figures['iocVenueFills']!, 0);
   if (orders.amm === 'off' && venueFills > 0) return `${label}: ${venueFills} IOC fills did not name the clob as their venue`;
+  // Far orders are kept from their answers' ids; none kept means none of those answers read as expected.
+  const cancels = orders.closed.run.figures['cancelled']! + orders.closed.run.figures['cancelMisses']!;
+  if (orders.closed.run.figures['requests']! > 10_000 && cancels === 0) return `${label}: no cancels sent (no order id read from the answers)`;
   return null;
 }
 
