@@ -130,7 +130,7 @@ export class OrderStore {
   }
 
   release(slot: number): void {
-    if (this.hasClientOrderId(slot)) this.setClientOrderId(slot, '');
+    this.setClientOrderId(slot, '');
     this.setAccountNext(slot, this.freeHead);
     this.freeHead = slot;
     this.used--;
