@@ -34,10 +34,11 @@
 --            order). The script tells the two apart by each fill's venue ("clob" or the pool): iocFills
 --            counts our orders taken, iocVenueFills the venue fills, which leave our book as it was;
 --   cancel   a DELETE of one of the kept far orders, picked at random.
--- Each answer says exactly what its request did to our book (+1 rested, -fills against "clob", -1
--- cancelled, 0 refused or filled by a venue), so a thread knows its own effect on the book; with the
--- expected effect of its requests still in flight added, it sends a passive placement when that sum is
--- <= 0 and a removal otherwise (a cancel for every third removal when it holds a far order, else an IOC).
+-- Each answer says exactly what its request did to the quantity resting in our book (+ an order's quantity
+-- rested, - what its fills against "clob" took, - what was left of an order cancelled, 0 refused or filled
+-- by a venue), so a thread knows its own effect on the book; with the expected effect of its requests still
+-- in flight added (an order's quantity each), it sends a passive placement when that sum is <= 0 and a
+-- removal otherwise (a cancel for every third removal when it holds a far order, else an IOC).
 -- The book so stays within about a connection count of its seeded size, and placements dominate: half
 -- the requests are passive placements, the IOCs take the near orders and the cancels the far ones
 -- (bench/http.ts, cancelBeyondTicks, says why the two never race for the same order). With the AMM on,
@@ -90,8 +91,10 @@ local restingIds, restingKeys = {}, {}
 local restingCount = 0
 local restingMax = 50000
 
--- Book accounting (see the header): confirmed effect of answered requests, expected effect of sent ones.
+-- Book accounting (see the header): confirmed effect of answered requests, expected effect of sent ones,
+-- in lots (config.quantity is one order's quantity; a lot is 0.0001 ETH): a fill can take part of an order.
 local confirmed = 0
+local orderLots = 0
 local sentPassive, sentIoc, sentCancel = 0, 0, 0
 local answeredPassive, answeredIoc, answeredCancel = 0, 0, 0
 
@@ -155,6 +158,7 @@ function init(args)
   iocBodies[0] = iocBody(0, config.askBottomTicks + config.depthTicks + 10)
   iocBodies[1] = iocBody(1, config.bidTopTicks - config.depthTicks - 10)
   -- Threads start on different keys and draw different prices.
+  orderLots = math.floor(tonumber(config.quantity) * 1e4 + 0.5)
   keyCursor = (threadId - 1) * math.floor(keyCount / config.threads)
   math.randomseed(threadId * 7919)
   if config.rate > 0 then
@@ -209,7 +213,7 @@ end
 
 function request()
   local inFlight = (sentPassive - answeredPassive) - (sentIoc - answeredIoc) - (sentCancel - answeredCancel)
-  if confirmed + inFlight <= 0 then return passiveRequest() end
+  if confirmed + inFlight * orderLots <= 0 then return passiveRequest() end
   removals = removals + 1
   if removals % 3 == 0 and restingCount > 0 then return cancelRequest() end
   return iocRequest()
@@ -223,8 +227,18 @@ end
 local find, sub = string.find, string.sub
 local idStart = #'{"order_id":"' + 1
 local clientPrefix = '","client_order_id":"k'
+local fillStart = '{"trade_id":"'
+local fillQuantity = '"quantity":"'
 local takerFill = '"liquidity":"taker"'
 local bookVenue = ',"venue":"clob"'
+local filledQuantity = '"filled_quantity":"'
+
+-- Lots of a decimal quantity (4 decimals, "0.0100") that starts at `at` and ends before the next quote.
+local function lotsAt(body, at)
+  local last = find(body, '"', at, true)
+  if last == nil then return 0 end
+  return math.floor((tonumber(sub(body, at, last - 1)) or 0) * 1e4 + 0.5)
+end
 
 local function remember(body)
   local idEnd = find(body, '"', idStart, true)
@@ -244,14 +258,24 @@ local function remember(body)
   restingIds[restingCount], restingKeys[restingCount] = id, key
 end
 
--- An IOC's fills from `at` on: how many, and how many against our book ("venue":"clob") rather than a pool.
+-- An IOC's fills from `at` on: how many, how many against our book ("venue":"clob") rather than a pool,
+-- and the lots those took from our book. A fill record reads {"trade_id":…,"price":…,"quantity":"…",…,
+-- "liquidity":"taker","venue":"…" (shell/http/order-json.ts). A fill may take part of one of our orders
+-- (a venue filled the rest of the IOC first): counting it as a whole order taken would have the thread
+-- place more than it removes, and the book grow, whenever the AMM sits in our spread.
 local function countFills(body, at)
-  local fills, bookFills = 0, 0
+  local fills, bookFills, bookLots = 0, 0, 0
   while true do
-    local _, last = find(body, takerFill, at, true)
-    if last == nil then return fills, bookFills end
+    local _, start = find(body, fillStart, at, true)
+    if start == nil then return fills, bookFills, bookLots end
+    local _, quantityLast = find(body, fillQuantity, start, true)
+    local _, last = find(body, takerFill, quantityLast or start, true)
+    if last == nil then return fills, bookFills, bookLots end
     fills = fills + 1
-    if sub(body, last + 1, last + #bookVenue) == bookVenue then bookFills = bookFills + 1 end
+    if sub(body, last + 1, last + #bookVenue) == bookVenue then
+      bookFills = bookFills + 1
+      bookLots = bookLots + lotsAt(body, quantityLast + 1)
+    end
     at = last + 1
   end
 end
@@ -265,15 +289,15 @@ function response(status, headers, body)
       answeredIoc = answeredIoc + 1
       placedIoc = placedIoc + 1
       -- Each fill names its venue: "clob" for one of our resting orders, else the pool that filled it.
-      local fills, bookFills = countFills(body, statusLast or 1)
+      local fills, bookFills, bookLots = countFills(body, statusLast or 1)
       iocFills = iocFills + bookFills
       iocVenueFills = iocVenueFills + fills - bookFills
-      confirmed = confirmed - bookFills
+      confirmed = confirmed - bookLots
     else
       answeredPassive = answeredPassive + 1
       placedPassive = placedPassive + 1
       if statusLast ~= nil and sub(body, statusLast + 1, statusLast + 5) == 'open"' then
-        confirmed = confirmed + 1
+        confirmed = confirmed + orderLots
         remember(body)
       end
     end
@@ -282,7 +306,9 @@ function response(status, headers, body)
   if status == 200 and find(body, '"status":"cancelled"', 1, true) then
     answeredCancel = answeredCancel + 1
     cancelled = cancelled + 1
-    confirmed = confirmed - 1
+    -- What was left of it: an IOC may have taken part of it before.
+    local _, filledLast = find(body, filledQuantity, 1, true)
+    confirmed = confirmed - orderLots + (filledLast == nil and 0 or lotsAt(body, filledLast + 1))
     return
   end
   if status == 409 and find(body, "POST_ONLY_WOULD_TAKE", 1, true) then
