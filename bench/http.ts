@@ -3,7 +3,10 @@
  * API-key auth and rate limit → sequencer → engine → journal (fsync) → 201, measured twice: with the AMM
  * venues on (the server's default: pools of four chains quoting into the hybrid book) and with them off
  * (AMM_CHAINS empty). Beside it, a bare uWebSockets.js hello-world server measured the same way, once, as
- * the ceiling of HTTP on this machine.
+ * the ceiling of HTTP on this machine, and a durable hello-world (bench/http/durable-hello.ts: the same
+ * server answering each request only once a group-committed write with the journal's sync mode has put its
+ * body on disk, and doing nothing else), once, as the ceiling of any server that acknowledges only durable
+ * requests: the order server's ratio to hello-world sits under the durable one's.
  *
  *   npm run bench:http                        human-readable report on stdout (about 2 min here)
  *   npm run bench:http -- --json              the same, then one JSON object as the last stdout line
@@ -492,29 +495,71 @@ interface HelloRun {
   run: WrkResult;
 }
 
-async function measureHello(): Promise<HelloRun> {
-  const env = { ...process.env, HOST: '127.0.0.1', PORT: '0' };
-  const hello = await startNode('the hello-world server', ['--import', 'tsx', 'bench/http/hello.ts'], env);
+/** The durable hello-world's run, and how many requests each of its writes carried (its group commit). */
+interface DurableHelloRun extends HelloRun {
+  requestsPerWrite: number;
+}
+
+/**
+ * A baseline server (bench/http/hello.ts, or bench/http/durable-hello.ts when `durableFile` is given) under
+ * wrk with hello.lua: a warm-up, then the timed run.
+ */
+async function measureBaseline(label: string, entry: string, durableFile: string | null): Promise<{ run: WrkResult; perS: number; output: string[] }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: '0' };
+  if (durableFile !== null) {
+    env['DURABLE_FILE'] = durableFile;
+    env['DURABLE_SYNC'] = journalSync;
+  }
+  const server = await startNode(label, ['--import', 'tsx', entry], env);
   try {
-    const url = `http://127.0.0.1:${hello.port}`;
+    const url = `http://127.0.0.1:${server.port}`;
     const script = join(root, 'bench/http/hello.lua');
-    const pid = hello.process.pid!;
+    const pid = server.process.pid!;
     await runWrk(script, url, Math.min(warmupS, 2), pid, []);
     const run = await runWrk(script, url, durationS, pid, []);
-    const f = run.figures;
-    const perS = f['requests']! / run.seconds;
-    log(
-      `hello-world (bare uWebSockets.js): ${fmtInt(perS)} requests/s over ${run.seconds.toFixed(1)} s, latency p50 ${ms(f['latencyP50Us']!)} ms, ` +
-        `p99 ${ms(f['latencyP99Us']!)} ms, max ${ms(f['latencyMaxUs']!)} ms; non-2xx ${f['non2xx']}, socket errors ${socketErrors(f)}`,
-    );
-    log(
-      `  cpu: server ${cores(run.serverCores)} of a core, wrk ${cores(run.wrkCores)}; per request: server ${usPer(run.serverCores, perS)} µs, ` +
-        `wrk ${usPer(run.wrkCores, perS)} µs`,
-    );
-    return { perS, run };
+    return { run, perS: run.figures['requests']! / run.seconds, output: server.output };
   } finally {
-    await stopProcess(hello.process);
+    await stopProcess(server.process);
+    // What it printed on its way out (the durable one's counts) is read once its stdout has closed.
+    const stdout = server.process.stdout!;
+    if (!stdout.closed) await new Promise((closed) => stdout.once('close', closed));
   }
+}
+
+function logBaseline(title: string, { run, perS }: HelloRun): void {
+  const f = run.figures;
+  log(
+    `${title}: ${fmtInt(perS)} requests/s over ${run.seconds.toFixed(1)} s, latency p50 ${ms(f['latencyP50Us']!)} ms, ` +
+      `p99 ${ms(f['latencyP99Us']!)} ms, max ${ms(f['latencyMaxUs']!)} ms; non-2xx ${f['non2xx']}, socket errors ${socketErrors(f)}`,
+  );
+  log(`  cpu: server ${cores(run.serverCores)} of a core, wrk ${cores(run.wrkCores)}; per request: server ${usPer(run.serverCores, perS)} µs, wrk ${usPer(run.wrkCores, perS)} µs`);
+}
+
+async function measureHello(): Promise<HelloRun> {
+  const hello = await measureBaseline('the hello-world server', 'bench/http/hello.ts', null);
+  logBaseline('hello-world (bare uWebSockets.js)', hello);
+  return hello;
+}
+
+/**
+ * The durable hello-world (bench/http/durable-hello.ts): the same wrk load, each request answered when a
+ * write with the journal's sync mode has put its body on disk. Its rate is what acknowledging only durable
+ * requests leaves of hello-world's before any work is done: the ceiling the order server's ratio sits under.
+ */
+async function measureDurableHello(dir: string, hello: HelloRun): Promise<DurableHelloRun> {
+  const measured = await measureBaseline('the durable hello-world server', 'bench/http/durable-hello.ts', join(dir, 'durable-hello.bin'));
+  let writes = 0;
+  let requests = 0;
+  for (const line of measured.output.join('').split('\n')) {
+    if (!line.startsWith('{"event":"stopped"')) continue;
+    const stopped = JSON.parse(line) as { writes: number; requests: number };
+    writes = stopped.writes;
+    requests = stopped.requests;
+  }
+  const durable = { ...measured, requestsPerWrite: requests / Math.max(1, writes) };
+  logBaseline(`durable hello-world (the same, each request answered once its body is written; sync ${journalSync})`, durable);
+  log(`  ${(durable.perS / hello.perS).toFixed(2)} of hello-world; ${durable.requestsPerWrite.toFixed(1)} requests per write (group commit)`);
+  return durable;
 }
 
 interface OrderRun {
@@ -942,7 +987,7 @@ function abSummary(rounds: readonly AbRound[]): { median: number; thisAhead: num
 }
 
 /** The figures of one configuration for the JSON line. */
-function configJson(orders: OrderRuns, hello: HelloRun): Record<string, unknown> {
+function configJson(orders: OrderRuns, hello: HelloRun, durableHello: HelloRun): Record<string, unknown> {
   const { closed, paced, half } = orders;
   const c = closed.run.figures;
   const p = paced.run.figures;
@@ -953,6 +998,7 @@ function configJson(orders: OrderRuns, hello: HelloRun): Record<string, unknown>
     ack_p50_ms: round(c['latencyP50Us']! / 1000, 3),
     ack_p99_ms: round(c['latencyP99Us']! / 1000, 3),
     ratio_vs_hello: round(closed.placementsPerS / hello.perS, 3),
+    ratio_vs_durable_hello: round(closed.placementsPerS / durableHello.perS, 3),
     ack_p99_ms_at_50k: round(p['latencyP99Us']! / 1000, 3),
     ack_p50_ms_at_50k: round(p['latencyP50Us']! / 1000, 3),
     sent_per_s_at_50k: Math.round(paced.requestsPerS),
@@ -1010,6 +1056,7 @@ try {
       `${wrkThreads} thread(s), ${wrkConnections} connections, ${durationS} s per timed run (warm-up ${warmupS} s)`,
   );
   const hello = await measureHello();
+  const durableHello = await measureDurableHello(tmp, hello);
   const abRounds: AbRound[] = [];
   const measured = await measureOrders(tmp, abRounds);
   const verdict = (met: boolean): string => (met ? 'met' : 'NOT met');
@@ -1021,6 +1068,10 @@ try {
     log(`targets, ${orders.label}${orders.amm === 'on' ? ' (the default)' : ''}:`);
     log(`  >= 100,000 orders/s: ${fmtInt(closed.placementsPerS)} - ${verdict(closed.placementsPerS >= 100_000)}`);
     log(`  >= 0.5 of hello-world: ${ratio.toFixed(2)} (${fmtInt(closed.placementsPerS)} / ${fmtInt(hello.perS)}) - ${verdict(ratio >= 0.5)}`);
+    log(
+      `    (the durable hello-world, which only writes each request durably before answering it, reached ${(durableHello.perS / hello.perS).toFixed(2)} of ` +
+        `hello-world; the order server ${(closed.placementsPerS / durableHello.perS).toFixed(2)} of the durable hello-world)`,
+    );
     log(
       `    (CPU per request, server and wrk together: ${requestCpuUs(closed).toFixed(1)} µs for an order request, ` +
         `${(cpuUs(hello.run.serverCores + hello.run.wrkCores, hello.perS)).toFixed(1)} µs for hello-world: a ratio of ` +
@@ -1038,11 +1089,12 @@ try {
       log(`  ${label.padEnd(44)}${measured.map((orders) => cell(orders).padStart(column)).join('')}`);
     const fig = (run: OrderRun, name: string): number => run.run.figures[name]!;
     log();
-    log(`side by side (same hello-world ceiling, ${fmtInt(hello.perS)} requests/s):`);
+    log(`side by side (same hello-world ceiling, ${fmtInt(hello.perS)} requests/s; the durable hello-world ${fmtInt(durableHello.perS)}):`);
     row('', (orders) => (orders.amm === 'on' ? 'AMM on (default)' : orders.label));
     row('placements/s, closed loop', (orders) => fmtInt(orders.closed.placementsPerS));
     row('requests/s, closed loop', (orders) => fmtInt(orders.closed.requestsPerS));
     row('ratio to hello-world', (orders) => (orders.closed.placementsPerS / hello.perS).toFixed(2));
+    row('ratio to the durable hello-world', (orders) => (orders.closed.placementsPerS / durableHello.perS).toFixed(2));
     row('latency p50 / p99, closed loop (ms)', (orders) => `${ms(fig(orders.closed, 'latencyP50Us'))} / ${ms(fig(orders.closed, 'latencyP99Us'))}`);
     row(`sent/s of ${fmtInt(pacedRate)}/s offered, p99 (ms)`, (orders) => `${fmtInt(orders.paced.requestsPerS)}, ${ms(fig(orders.paced, 'latencyP99Us'))}`);
     row('half rate/s offered, p50 / p99 (ms)', (orders) => `${fmtInt(orders.halfRate)}: ${ms(fig(orders.half, 'latencyP50Us'))} / ${ms(fig(orders.half, 'latencyP99Us'))}`);
@@ -1080,6 +1132,8 @@ try {
       bookProblem(orders),
     ]),
     hello.run.figures['non2xx']! + socketErrors(hello.run.figures) > 0 ? 'hello-world: some requests failed' : null,
+    durableHello.run.figures['non2xx']! + socketErrors(durableHello.run.figures) > 0 ? 'durable hello-world: some requests failed' : null,
+    durableHello.requestsPerWrite === 0 ? 'durable hello-world: no count of its writes on stop' : null,
   ].filter((problem): problem is string => problem !== null);
   if (values.json) {
     const on = measured.find((orders) => orders.amm === 'on');
@@ -1087,10 +1141,10 @@ try {
     const baseline = measured.find((orders) => orders.baseline);
     console.log(
       JSON.stringify({
-        ...(on === undefined ? {} : { amm_on: configJson(on, hello) }),
-        ...(off === undefined ? {} : { amm_off: configJson(off, hello) }),
+        ...(on === undefined ? {} : { amm_on: configJson(on, hello, durableHello) }),
+        ...(off === undefined ? {} : { amm_off: configJson(off, hello, durableHello) }),
         ...(on === undefined || off === undefined ? {} : { orders_ratio_amm_on_to_off: round(on.closed.placementsPerS / off.closed.placementsPerS, 3) }),
-        ...(baseline === undefined ? {} : { baseline_amm_off: configJson(baseline, hello) }),
+        ...(baseline === undefined ? {} : { baseline_amm_off: configJson(baseline, hello, durableHello) }),
         ...(abRounds.length === 0
           ? {}
           : {
@@ -1108,6 +1162,13 @@ try {
         hello_p99_ms: round(hello.run.figures['latencyP99Us']! / 1000, 3),
         hello_server_cores: round(hello.run.serverCores, 2),
         hello_wrk_cores: round(hello.run.wrkCores, 2),
+        durable_hello_per_s: Math.round(durableHello.perS),
+        durable_hello_ratio_vs_hello: round(durableHello.perS / hello.perS, 3),
+        durable_hello_p50_ms: round(durableHello.run.figures['latencyP50Us']! / 1000, 3),
+        durable_hello_p99_ms: round(durableHello.run.figures['latencyP99Us']! / 1000, 3),
+        durable_hello_requests_per_write: round(durableHello.requestsPerWrite, 1),
+        durable_hello_server_cores: round(durableHello.run.serverCores, 2),
+        durable_hello_wrk_cores: round(durableHello.run.wrkCores, 2),
         paced_rate_per_s: pacedRate,
         journal_sync: journalSync,
         wrk_threads: wrkThreads,
