@@ -92,7 +92,8 @@ local restingCount = 0
 local restingMax = 50000
 
 -- Book accounting (see the header): confirmed effect of answered requests, expected effect of sent ones,
--- in lots (config.quantity is one order's quantity; a lot is 0.0001 ETH): a fill can take part of an order.
+-- in units of 0.0001 (the last decimal of the quantities; config.quantity is one order's): a fill can take
+-- part of an order.
 local confirmed = 0
 local orderLots = 0
 local sentPassive, sentIoc, sentCancel = 0, 0, 0
@@ -157,8 +158,8 @@ function init(args)
   end
   iocBodies[0] = iocBody(0, config.askBottomTicks + config.depthTicks + 10)
   iocBodies[1] = iocBody(1, config.bidTopTicks - config.depthTicks - 10)
-  -- Threads start on different keys and draw different prices.
   orderLots = math.floor(tonumber(config.quantity) * 1e4 + 0.5)
+  -- Threads start on different keys and draw different prices.
   keyCursor = (threadId - 1) * math.floor(keyCount / config.threads)
   math.randomseed(threadId * 7919)
   if config.rate > 0 then
@@ -233,7 +234,7 @@ local takerFill = '"liquidity":"taker"'
 local bookVenue = ',"venue":"clob"'
 local filledQuantity = '"filled_quantity":"'
 
--- Lots of a decimal quantity (4 decimals, "0.0100") that starts at `at` and ends before the next quote.
+-- A decimal quantity ("0.0100") in units of 0.0001, from `at` to the next quote.
 local function lotsAt(body, at)
   local last = find(body, '"', at, true)
   if last == nil then return 0 end
@@ -274,7 +275,7 @@ local function countFills(body, at)
     fills = fills + 1
     if sub(body, last + 1, last + #bookVenue) == bookVenue then
       bookFills = bookFills + 1
-      bookLots = bookLots + lotsAt(body, quantityLast + 1)
+      bookLots = bookLots + (quantityLast == nil and orderLots or lotsAt(body, quantityLast + 1))
     end
     at = last + 1
   end
