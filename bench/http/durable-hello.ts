@@ -15,6 +15,7 @@
 import { closeSync, constants, fsyncSync, openSync, write, writeSync } from 'node:fs';
 import uWS from 'uWebSockets.js';
 import { listenAndAnnounce } from '../listen.ts';
+import { GroupCommit } from './group-commit.ts';
 
 const path = process.env['DURABLE_FILE'];
 if (path === undefined || path === '') throw new Error('DURABLE_FILE is required');
@@ -59,14 +60,6 @@ interface Waiting {
   aborted: boolean;
 }
 
-let waiting: Waiting[] = [];
-let bodies: Buffer[] = [];
-let bodyBytes = 0;
-let writing = false;
-let offset = 0;
-let writes = 0;
-let requests = 0;
-
 function answer(request: Waiting): void {
   if (request.aborted) return;
   const res = request.res;
@@ -80,26 +73,17 @@ function answer(request: Waiting): void {
   });
 }
 
-/** Writes everything that arrived since the last write; answers it when the write returns, then writes what arrived meanwhile. */
-function writeBatch(): void {
-  writing = true;
-  const batch = waiting;
-  const bytes = Buffer.concat(bodies, bodyBytes);
-  waiting = [];
-  bodies = [];
-  bodyBytes = 0;
+// Round and round the file, one write at a time (group-commit.ts).
+let offset = 0;
+const commits = new GroupCommit<Waiting>((bytes, done) => {
   if (offset + bytes.length > fileBytes) offset = 0;
   const at = offset;
   offset += bytes.length;
   write(fd, bytes, 0, bytes.length, at, (error) => {
     if (error !== null) throw error;
-    writes++;
-    requests += batch.length;
-    for (const request of batch) answer(request);
-    writing = false;
-    if (waiting.length > 0) writeBatch();
+    done();
   });
-}
+}, answer);
 
 const app = uWS.App().any('/*', (res) => {
   const request: Waiting = { res, aborted: false };
@@ -111,14 +95,10 @@ const app = uWS.App().any('/*', (res) => {
     // uWS reuses the chunk's memory after this call: copy it.
     parts.push(Buffer.from(new Uint8Array(chunk)));
     if (!last) return;
-    const body = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-    waiting.push(request);
-    bodies.push(body);
-    bodyBytes += body.length;
-    if (!writing) writeBatch();
+    commits.take(request, parts.length === 1 ? parts[0]! : Buffer.concat(parts));
   });
 });
 process.once('SIGTERM', () => {
-  process.stdout.write(JSON.stringify({ event: 'stopped', writes, requests }) + '\n');
+  process.stdout.write(JSON.stringify({ event: 'stopped', writes: commits.writes, requests: commits.requests }) + '\n');
 });
 listenAndAnnounce(app);
