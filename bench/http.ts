@@ -82,7 +82,9 @@ import {
   serverNodeArgs,
   startNode,
   stopProcess,
+  stopProcessAndOutput,
 } from './lib.ts';
+import { stoppedCounts } from './http/group-commit.ts';
 
 const { values } = parseArgs({
   options: {
@@ -519,10 +521,8 @@ async function measureBaseline(label: string, entry: string, durableFile: string
     const run = await runWrk(script, url, durationS, pid, []);
     return { run, perS: run.figures['requests']! / run.seconds, output: server.output };
   } finally {
-    await stopProcess(server.process);
     // What it printed on its way out (the durable one's counts) is read once its stdout has closed.
-    const stdout = server.process.stdout!;
-    if (!stdout.closed) await new Promise((closed) => stdout.once('close', closed));
+    await stopProcessAndOutput(server.process);
   }
 }
 
@@ -548,15 +548,8 @@ async function measureHello(): Promise<HelloRun> {
  */
 async function measureDurableHello(dir: string, hello: HelloRun): Promise<DurableHelloRun> {
   const measured = await measureBaseline('the durable hello-world server', 'bench/http/durable-hello.ts', join(dir, 'durable-hello.bin'));
-  let writes = 0;
-  let requests = 0;
-  for (const line of measured.output.join('').split('\n')) {
-    if (!line.startsWith('{"event":"stopped"')) continue;
-    const stopped = JSON.parse(line) as { writes: number; requests: number };
-    writes = stopped.writes;
-    requests = stopped.requests;
-  }
-  const durable = { ...measured, requestsPerWrite: requests / Math.max(1, writes) };
+  const stopped = stoppedCounts(measured.output).at(-1) ?? { writes: 0, requests: 0 };
+  const durable = { ...measured, requestsPerWrite: stopped.requests / Math.max(1, stopped.writes) };
   logBaseline(`durable hello-world (the same, each request answered once its body is written; sync ${journalSync})`, durable);
   log(`  ${(durable.perS / hello.perS).toFixed(2)} of hello-world; ${durable.requestsPerWrite.toFixed(1)} requests per write (group commit)`);
   return durable;

@@ -108,6 +108,13 @@ export async function stopProcess(running: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+/** `stopProcess`, then wait until its stdout has closed, so that what it printed on its way out is read. */
+export async function stopProcessAndOutput(running: ChildProcess): Promise<void> {
+  await stopProcess(running);
+  const stdout = running.stdout;
+  if (stdout !== null && !stdout.closed) await new Promise((closed) => stdout.once('close', closed));
+}
+
 /** CPU seconds of a process, or of one of its threads, in user and kernel mode, from /proc; NaN once it is gone. */
 export function cpuTimes(pid: number, tid?: number): { user: number; system: number } {
   const path = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;

@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startNode, stopProcess } from '../lib.ts';
+import { startNode, stopProcessAndOutput } from '../lib.ts';
+import { stoppedCounts } from './group-commit.ts';
 
 test('the durable hello-world answers 201 with an order\'s headers, has every body in its file, and counts its writes on stop', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'durable-hello-'));
@@ -33,15 +34,9 @@ test('the durable hello-world answers 201 with an order\'s headers, has every bo
       assert.ok(written.includes(answer.body), `${answer.body} is in the file`);
     }
   } finally {
-    await stopProcess(server.process);
-    const stdout = server.process.stdout!;
-    if (!stdout.closed) await new Promise((closed) => stdout.once('close', closed));
+    await stopProcessAndOutput(server.process);
   }
-  const stopped = server.output
-    .join('')
-    .split('\n')
-    .filter((line) => line.startsWith('{"event":"stopped"'))
-    .map((line) => JSON.parse(line) as { writes: number; requests: number });
+  const stopped = stoppedCounts(server.output);
   assert.equal(stopped.length, 1, 'one count on stop');
   assert.equal(stopped[0]!.requests, 5);
   assert.ok(stopped[0]!.writes >= 1 && stopped[0]!.writes <= 5);

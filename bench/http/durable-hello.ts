@@ -15,7 +15,7 @@
 import { closeSync, constants, fsyncSync, openSync, write, writeSync } from 'node:fs';
 import uWS from 'uWebSockets.js';
 import { listenAndAnnounce } from '../listen.ts';
-import { GroupCommit } from './group-commit.ts';
+import { GroupCommit, stoppedLine } from './group-commit.ts';
 
 const path = process.env['DURABLE_FILE'];
 if (path === undefined || path === '') throw new Error('DURABLE_FILE is required');
@@ -99,6 +99,6 @@ const app = uWS.App().any('/*', (res) => {
   });
 });
 process.once('SIGTERM', () => {
-  process.stdout.write(JSON.stringify({ event: 'stopped', writes: commits.writes, requests: commits.requests }) + '\n');
+  process.stdout.write(stoppedLine(commits));
 });
 listenAndAnnounce(app);

@@ -6,6 +6,25 @@
  * no request is answered before a write holding its body has returned, and one write is in flight at most,
  * as the journal writes its batches.
  */
+/** What a group commit did, as the durable hello-world prints it on stop: one JSON line. */
+export interface StoppedCounts {
+  readonly writes: number;
+  readonly requests: number;
+}
+
+export function stoppedLine(commits: StoppedCounts): string {
+  return JSON.stringify({ event: 'stopped', writes: commits.writes, requests: commits.requests }) + '\n';
+}
+
+/** The counts of every `stoppedLine` in a process's output. */
+export function stoppedCounts(output: readonly string[]): StoppedCounts[] {
+  return output
+    .join('')
+    .split('\n')
+    .filter((line) => line.startsWith('{"event":"stopped"'))
+    .map((line) => JSON.parse(line) as StoppedCounts);
+}
+
 export class GroupCommit<Request> {
   private waiting: Request[] = [];
   private bodies: Buffer[] = [];
