@@ -279,12 +279,16 @@ export interface VenueQuoteLevels {
 }
 
 /** The peer book's translation of a simple-mix command: a limit placement or a cancel. */
+/** What a peer op is: a GTC or an IOC limit, a cancel, or a modify of the price or of the size. */
+export const PeerOpKind = { limit: 0, cancel: 1, iocLimit: 2, modifyPrice: 3, modifySize: 4 } as const;
+
 export interface PeerOps {
-  /** 0 limit, 1 cancel, per command. */
+  /** A `PeerOpKind` per command. */
   readonly kinds: Uint8Array;
   /**
-   * The order id as the peer's string id, for both kinds; the limit fields below are plain numbers that
-   * the benchmark turns into the peer's option objects before timing.
+   * The order id as the peer's string id, for every kind; the fields below are plain numbers that the
+   * benchmark turns into the peer's option objects before timing: side, price and size of a limit, the
+   * new price of a price modify, the new size (what is left to fill) of a size modify.
    */
   readonly ids: string[];
   readonly sides: Uint8Array;
@@ -311,7 +315,7 @@ export interface Scenario {
   readonly ammFills: number;
   readonly ammFillsByVenue: ReadonlyMap<number, number>;
   readonly mix: MixCounts;
-  /** Set for the simple mix: the same setup orders and stream for the peer book. */
+  /** Set for the simple mix and the exchange-core mix: the same setup orders and stream for the peer book. */
   readonly peerSetup?: PeerOps;
   readonly peerStream?: PeerOps;
 }
@@ -458,8 +462,12 @@ function exchangeCoreStream(options: StreamOptions, feed: VenueFeed | null): Sce
   assertPairZero(options.markets);
   const random = new Prng(options.seed);
   const stamper = new Stamper();
-  const { setup } = buildSetup(stamper, random, options.resting);
+  const { setup, preload } = buildSetup(stamper, random, options.resting);
   if (feed !== null) setup.push(...feed.quoteAll(stamper));
+  // The peer book runs the CLOB-only stream too (it has no venues).
+  const peerSetup = feed === null ? newPeerOps(preload.length) : undefined;
+  const peerStream = feed === null ? newPeerOps(options.commands) : undefined;
+  if (peerSetup !== undefined) for (let index = 0; index < preload.length; index++) translate(peerSetup, index, preload[index]!);
   const live = new LiveOrders(options.resting + options.commands + 1);
   const oracle = prepareOracle(options.markets, setup, live);
   const restingAfterSetup = oracle.contexts[0]!.book.orderCount;
@@ -478,6 +486,7 @@ function exchangeCoreStream(options: StreamOptions, feed: VenueFeed | null): Sce
     if (quote !== null) mix.quote++;
     const command = quote ?? exchangeCoreCommand(state);
     stream[index] = command;
+    if (peerStream !== undefined) translate(peerStream, index, command, live);
     applyToOracle(oracle, command, expected, index);
   }
 
@@ -494,6 +503,7 @@ function exchangeCoreStream(options: StreamOptions, feed: VenueFeed | null): Sce
     ammFills: live.ammFills,
     ammFillsByVenue: live.ammFillsByVenue,
     mix,
+    ...(peerSetup === undefined ? {} : { peerSetup, peerStream }),
   };
 }
 
@@ -651,17 +661,32 @@ function newPeerOps(count: number): PeerOps {
   };
 }
 
-/** Translates one command for the peer: ids as strings, prices in ticks, sizes in lots. */
-function translate(ops: PeerOps, index: number, command: Command): void {
-  if (command.kind === CommandKind.placeOrder) {
-    ops.kinds[index] = 0;
+/**
+ * Translates one command for the peer: ids as strings, prices in ticks, sizes in lots. A GTC or IOC limit
+ * is the peer's limit with that time in force; an amend is the peer's `modify`, of the price or of the
+ * size. Our amend's quantity is the order's new total (its filled part included) and the peer's size is
+ * what is left to fill, so a size amend is translated with `live`, read before the oracle applies it.
+ */
+function translate(ops: PeerOps, index: number, command: Command, live: LiveOrders | null = null): void {
+  if (command.kind === CommandKind.placeOrder && command.orderType === OrderType.limit && command.timeInForce !== TimeInForce.fok) {
+    ops.kinds[index] = command.timeInForce === TimeInForce.ioc ? PeerOpKind.iocLimit : PeerOpKind.limit;
     ops.ids[index] = String(command.orderId);
     ops.sides[index] = command.side;
     ops.prices[index] = command.priceTicks;
     ops.sizes[index] = command.quantityLots;
   } else if (command.kind === CommandKind.cancelOrder) {
-    ops.kinds[index] = 1;
+    ops.kinds[index] = PeerOpKind.cancel;
     ops.ids[index] = String(command.orderId);
+  } else if (command.kind === CommandKind.amendOrder && live !== null && (command.priceTicks === 0) !== (command.quantityLots === 0)) {
+    ops.ids[index] = String(command.orderId);
+    if (command.priceTicks !== 0) {
+      ops.kinds[index] = PeerOpKind.modifyPrice;
+      ops.prices[index] = command.priceTicks;
+    } else {
+      const filled = live.total[command.orderId]! - live.remaining[command.orderId]!;
+      ops.kinds[index] = PeerOpKind.modifySize;
+      ops.sizes[index] = command.quantityLots - filled;
+    }
   } else {
     throw new Error(`the peer has no translation for command kind ${command.kind}`);
   }
