@@ -33,7 +33,6 @@ import { mallocHugePages, rerunWithHugePages, transparentHugePages } from './hug
 const rerun = rerunWithHugePages();
 if (rerun !== null) process.exit(await rerun);
 
-
 const json = process.argv.includes('--json');
 const markets = loadMarkets();
 
@@ -171,7 +170,6 @@ function runOurs(label: string, scenario: Scenario, loop = timeStream): { opsPer
   return { opsPerS, engine: engine! };
 }
 
-// -------------------------------------------------------------------------------------------------
 // -------------------------------------------------------------------------------------------------
 // Formatting
 
