@@ -231,7 +231,7 @@ function machineJitter(ms: number): Jitter {
  * ends, leaving the next call to start unoptimised; on the clock, that start-up would show as a stall.
  */
 function warmUp(venues: readonly VenueQuoteLevels[]): void {
-  const exchange = exchangeCoreMix({ markets, seed: 901, resting: 10_000, commands: warmupCommands, skipHash: true });
+  const exchange = exchangeCoreMix({ markets, seed: 901, resting: 10_000, commands: warmupCommands, skipHash: true, withPeer: true });
   const simple = simpleMix({ markets, seed: 902, resting: 10_000, commands: warmupCommands, skipHash: true });
   const hybrid = hybridMix({ markets, seed: 903, resting: 10_000, commands: warmupCommands, skipHash: true, venues });
   for (const length of [1_000, pacedWarmupCommands, pacedWarmupCommands]) {
@@ -265,7 +265,7 @@ function exchangeThroughput(): { opsByResting: Map<number, number>; applyEach1m:
     [10_000, 12],
     [1_000_000, 13],
   ] as const) {
-    const scenario = exchangeCoreMix({ markets, seed, resting, commands: engineCommands });
+    const scenario = exchangeCoreMix({ markets, seed, resting, commands: engineCommands, withPeer: resting === 10_000 });
     const ours = runOurs(`exchange-core mix, ${fmtInt(resting)} resting`, scenario);
     opsByResting.set(resting, ours.opsPerS);
     if (resting === 10_000) peer = versusPeer('exchange-core mix, 10,000 resting', scenario, ours);

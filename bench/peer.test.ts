@@ -27,7 +27,7 @@ function runBoth(scenario: Scenario): { outcome: ReturnType<typeof timePeer>; di
 }
 
 test('every command of the exchange-core mix becomes the peer operation of its kind', () => {
-  const scenario = exchangeCoreMix({ markets, seed: 5, resting: 1_000, commands, skipHash: true });
+  const scenario = exchangeCoreMix({ markets, seed: 5, resting: 1_000, commands, skipHash: true, withPeer: true });
   const kinds = scenario.peerStream!.kinds;
   const counts = new Map<number, number>();
   for (const kind of kinds) counts.set(kind, (counts.get(kind) ?? 0) + 1);
@@ -42,7 +42,7 @@ test('every command of the exchange-core mix becomes the peer operation of its k
 });
 
 test('a size amend gives the peer what our engine leaves the order to fill', () => {
-  const scenario = exchangeCoreMix({ markets, seed: 6, resting: 1_000, commands: 5 * commands, skipHash: true });
+  const scenario = exchangeCoreMix({ markets, seed: 6, resting: 1_000, commands: 5 * commands, skipHash: true, withPeer: true });
   const ops = scenario.peerStream!;
   const engine = prepare(markets, scenario);
   let checked = 0;
@@ -69,7 +69,7 @@ test('the peer ends with our book: exactly on the simple mix, within a few lots 
   assert.equal(simple.difference.differing, 0);
   assert.ok(simple.difference.levels > 100);
 
-  const exchange = runBoth(exchangeCoreMix({ markets, seed: 8, resting: 1_000, commands, skipHash: true }));
+  const exchange = runBoth(exchangeCoreMix({ markets, seed: 8, resting: 1_000, commands, skipHash: true, withPeer: true }));
   assert.equal(exchange.outcome.errors, 0);
   assert.ok(exchange.outcome.cancelMisses + exchange.outcome.modifyMisses <= commands / 1_000, `ids the peer no longer held: ${JSON.stringify(exchange.outcome)}`);
   const { differing, levels, ourLots, peerLots } = exchange.difference;

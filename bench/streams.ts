@@ -327,6 +327,8 @@ export interface StreamOptions {
   readonly commands: number;
   /** Skip the final state hash (warm-up streams do not need it). */
   readonly skipHash?: boolean;
+  /** The exchange-core mix: translate the setup and the stream for the peer book too (the simple mix always does). */
+  readonly withPeer?: boolean;
 }
 
 /** Distance from the mid of a passive order: skewed towards the top of the book, as real depth is. */
@@ -464,9 +466,10 @@ function exchangeCoreStream(options: StreamOptions, feed: VenueFeed | null): Sce
   const stamper = new Stamper();
   const { setup, preload } = buildSetup(stamper, random, options.resting);
   if (feed !== null) setup.push(...feed.quoteAll(stamper));
-  // The peer book runs the CLOB-only stream too (it has no venues).
-  const peerSetup = feed === null ? newPeerOps(preload.length) : undefined;
-  const peerStream = feed === null ? newPeerOps(options.commands) : undefined;
+  // The peer book runs the CLOB-only stream too, when asked (it has no venues).
+  const forPeer = feed === null && options.withPeer === true;
+  const peerSetup = forPeer ? newPeerOps(preload.length) : undefined;
+  const peerStream = forPeer ? newPeerOps(options.commands) : undefined;
   if (peerSetup !== undefined) for (let index = 0; index < preload.length; index++) translate(peerSetup, index, preload[index]!);
   const live = new LiveOrders(options.resting + options.commands + 1);
   const oracle = prepareOracle(options.markets, setup, live);
