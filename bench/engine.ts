@@ -22,7 +22,7 @@ import { stateHash } from '../engine/core/state-hash.ts';
 import { formatPrice, formatQuantity } from '../engine/core/units.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
 import { benchPairId, exchangeCoreMix, hybridMix, midTicks, quoteTickCommands, simpleMix, type Scenario, type VenueQuoteLevels } from './streams.ts';
-import { depthDifference, peerPlan, preparePeer, timePeer } from './peer.ts';
+import { depthDifference, peerPlan, preparePeer, timePeer, type DepthDifference } from './peer.ts';
 import { clockNs, prepare, settle, timeEach, timeStream } from './timing.ts';
 import { hybridVenues, timeWorkerQuotes, type QuoteTimes } from './venues.ts';
 import { fmtInt, log, percentile } from './lib.ts';
@@ -311,7 +311,7 @@ function versusPeer(label: string, scenario: Scenario, ours: { opsPerS: number; 
 }
 
 /** "yes", or "NO" with how many levels differ and the two books' lots. */
-function describeDifference(difference: ReturnType<typeof depthDifference>): string {
+function describeDifference(difference: DepthDifference): string {
   const { differing, levels, ourLots, peerLots } = difference;
   return differing === 0 ? 'yes' : `NO (${fmtInt(differing)} of ${fmtInt(levels)} levels differ; lots ours ${fmtInt(ourLots)}, the peer's ${fmtInt(peerLots)})`;
 }

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { CommandKind } from '../engine/core/commands.ts';
 import { noSlot } from '../engine/core/order-store.ts';
 import { loadMarkets } from '../engine/runtime/markets.ts';
-import { depthDifference, peerPlan, preparePeer, timePeer } from './peer.ts';
+import { depthDifference, peerPlan, preparePeer, timePeer, type DepthDifference, type PeerOutcome } from './peer.ts';
 import { exchangeCoreMix, PeerOpKind, simpleMix, type Scenario } from './streams.ts';
 import { prepare } from './timing.ts';
 
@@ -18,7 +18,7 @@ const markets = loadMarkets();
 const commands = 20_000;
 
 /** Our engine and the peer on the whole of `scenario`: the peer's outcome and how far the books ended apart. */
-function runBoth(scenario: Scenario): { outcome: ReturnType<typeof timePeer>; difference: ReturnType<typeof depthDifference> } {
+function runBoth(scenario: Scenario): { outcome: PeerOutcome; difference: DepthDifference } {
   const engine = prepare(markets, scenario);
   for (const command of scenario.stream) engine.apply(command);
   const book = preparePeer(scenario);

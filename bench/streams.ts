@@ -278,7 +278,6 @@ export interface VenueQuoteLevels {
   readonly levels: DepthLevels;
 }
 
-/** The peer book's translation of a simple-mix command: a limit placement or a cancel. */
 /** What a peer op is: a GTC or an IOC limit, a cancel, or a modify of the price or of the size. */
 export const PeerOpKind = { limit: 0, cancel: 1, iocLimit: 2, modifyPrice: 3, modifySize: 4 } as const;
 
@@ -315,7 +314,7 @@ export interface Scenario {
   readonly ammFills: number;
   readonly ammFillsByVenue: ReadonlyMap<number, number>;
   readonly mix: MixCounts;
-  /** Set for the simple mix and the exchange-core mix: the same setup orders and stream for the peer book. */
+  /** Set for the simple mix, and for the exchange-core mix when asked (`withPeer`): the same setup orders and stream for the peer book. */
   readonly peerSetup?: PeerOps;
   readonly peerStream?: PeerOps;
 }
