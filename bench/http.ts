@@ -75,6 +75,7 @@ import {
   percentile,
   positiveInteger,
   priceText,
+  residentBytes,
   root,
   round,
   seededRandom,
@@ -398,6 +399,9 @@ interface WrkResult {
    * SQLite writer held every command durable at its arrival (and made the writer commit at once).
    */
   readsUs: number[];
+  /** The server's resident memory when the run ended, and the most it had held since it started (bytes). */
+  serverResidentBytes: number;
+  serverPeakResidentBytes: number;
 }
 
 interface CpuSample {
@@ -430,6 +434,7 @@ async function runWrk(script: string, url: string, seconds: number, serverPid: n
   const wall = (performance.now() - started) / 1000;
   const serverMainCores = (cpuSeconds(serverPid, serverPid) - serverMainBefore) / wall;
   const serverCores = (cpuSeconds(serverPid) - serverBefore) / wall;
+  const memory = residentBytes(serverPid);
   const first = samples[0];
   const last = samples[samples.length - 1];
   const wrkCores = first !== undefined && last !== undefined && last.at > first.at ? (last.cpu - first.cpu) / ((last.at - first.at) / 1000) : Number.NaN;
@@ -455,6 +460,8 @@ async function runWrk(script: string, url: string, seconds: number, serverPid: n
     serverAckS: 0,
     serverAcks: 0,
     readsUs: [],
+    serverResidentBytes: memory.nowBytes,
+    serverPeakResidentBytes: memory.peakBytes,
   };
 }
 
@@ -577,6 +584,10 @@ function usPer(cores: number, perS: number): string {
   return cpuUs(cores, perS).toFixed(1);
 }
 
+function mib(bytes: number): string {
+  return Number.isNaN(bytes) ? '?' : fmtInt(bytes / 2 ** 20);
+}
+
 /** CPU time one request of a closed-loop run costs the server (all its threads) and wrk together, in µs. */
 function requestCpuUs(closed: OrderRun): number {
   return cpuUs(closed.run.serverCores + closed.run.wrkCores, closed.requestsPerS);
@@ -647,6 +658,7 @@ function reportOrders(label: string, amm: AmmMode, run: WrkResult, book: BookCou
       `per request: main thread ${usPer(run.serverMainCores, result.requestsPerS)} µs, the server's other threads ` +
       `${usPer(run.serverCores - run.serverMainCores, result.requestsPerS)} µs, wrk ${usPer(run.wrkCores, result.requestsPerS)} µs`,
   );
+  log(`  memory: server resident ${mib(run.serverResidentBytes)} MiB at the end of the run, at most ${mib(run.serverPeakResidentBytes)} MiB since it started`);
   log(
     `  group commit: ${fmtInt(run.durableCommands)} commands in ${fmtInt(run.durableBatches)} journal batches ` +
       `(${(run.durableCommands / Math.max(1, run.durableBatches)).toFixed(1)} per batch, ${fmtInt(run.durableBatches / run.seconds)} fsyncs/s)` +
@@ -1020,6 +1032,8 @@ function configJson(orders: OrderRuns, hello: HelloRun, durableHello: HelloRun):
     read_p50_ms_closed_loop: round(percentile(closed.run.readsUs, 0.5) / 1000, 3),
     read_p99_ms_closed_loop: round(percentile(closed.run.readsUs, 0.99) / 1000, 3),
     server_process_cores: round(closed.run.serverCores, 2),
+    server_resident_mib_after_closed_loop: Math.round(closed.run.serverResidentBytes / 2 ** 20),
+    server_peak_resident_mib: Math.round(half.run.serverPeakResidentBytes / 2 ** 20),
     wrk_cores: round(closed.run.wrkCores, 2),
     commands_per_batch: round(closed.run.durableCommands / Math.max(1, closed.run.durableBatches), 1),
     venues_quoting: orders.prices.venuesQuoting,

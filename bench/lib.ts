@@ -135,6 +135,20 @@ export function cpuSeconds(pid: number, tid?: number): number {
   return times.user + times.system;
 }
 
+/**
+ * Resident memory of a process from /proc/PID/status: now (VmRSS) and the most it has held since it
+ * started (VmHWM), in bytes; NaN once it is gone.
+ */
+export function residentBytes(pid: number): { nowBytes: number; peakBytes: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kibOf = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? Number.NaN);
+    return { nowBytes: 1024 * kibOf('VmRSS'), peakBytes: 1024 * kibOf('VmHWM') };
+  } catch {
+    return { nowBytes: Number.NaN, peakBytes: Number.NaN };
+  }
+}
+
 /** Busy and total CPU seconds of the whole machine, summed over its CPUs (/proc/stat's first line). */
 export function machineCpuSeconds(): { busy: number; total: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
