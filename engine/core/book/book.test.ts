@@ -1,6 +1,7 @@
 /**
- * One case file run against both books, a book-level random differential that reaches the fast book's
- * level compaction, and the O(1) cancel check on a book of a million resting orders, by counting.
+ * One case file run against both books, book-level random differentials (one that reaches the fast book's
+ * level compaction, one whose slots come back into the levels they left, as the order store reuses them),
+ * and the O(1) cancel check on a book of a million resting orders, by counting.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -192,21 +193,30 @@ for (const [name, factory] of kinds) {
   });
 }
 
-test('random operations give the same fills and depth in both books, through many emptied levels', () => {
-  const random = new Prng(42);
+/**
+ * Random adds, removals, reductions and takers on a fast book and the reference book, compared step by step.
+ * With `reuseSlots`, a slot that leaves is handed out again, newest first (as the order store does), so
+ * that an order's old entry and its slot's new order meet in one level; `bidPrices` and `askPrices` are
+ * the ranges placements are priced in.
+ */
+function randomDifferential(seed: number, reuseSlots: boolean, bidPrices: [number, number], askPrices: [number, number], steps: number): void {
+  const random = new Prng(seed);
   const fastFactory = new FastBookFactory();
   const fast = makeBook(fastFactory, 100_000) as FastBook;
   const reference = makeBook(new ReferenceBookFactory(), 100_000);
   const live: number[] = [];
+  const freeSlots: number[] = [];
   let nextSlot = 0;
+  const release = (slot: number): void => {
+    if (reuseSlots) freeSlots.push(slot);
+  };
   const stps = [Stp.cancelTaker, Stp.cancelMaker, Stp.cancelBoth, Stp.none];
-  for (let step = 0; step < 30_000; step++) {
+  for (let step = 0; step < steps; step++) {
     const roll = random.next();
-    if (roll < 0.5 && nextSlot < 60_000) {
+    if (roll < 0.5 && (freeSlots.length > 0 || nextSlot < 60_000)) {
       const side = random.chance(0.5) ? 0 : 1;
-      // A wide range of prices makes many one-order levels, which empty and get compacted.
-      const price = side === 0 ? random.int(1, 5000) : random.int(5001, 10_000);
-      const slot = nextSlot++;
+      const price = side === 0 ? random.int(bidPrices[0], bidPrices[1]) : random.int(askPrices[0], askPrices[1]);
+      const slot = freeSlots.length > 0 ? freeSlots.pop()! : nextSlot++;
       const account = random.int(1, 5);
       const lots = random.int(1, 50);
       fast.add(slot, account, side, price, lots);
@@ -218,6 +228,7 @@ test('random operations give the same fills and depth in both books, through man
       live[index] = live[live.length - 1]!;
       live.pop();
       assert.equal(fast.remove(slot), reference.remove(slot));
+      release(slot);
     } else if (roll < 0.85 && live.length > 0) {
       const slot = live[random.int(0, live.length - 1)]!;
       const lots = fast.remainingLots(slot);
@@ -242,6 +253,7 @@ test('random operations give the same fills and depth in both books, through man
       const gone = new Set([...fastHandler.removed.map(([slot]) => slot), ...fastHandler.fills.filter(([, , , left]) => left === 0).map(([slot]) => slot)]);
       for (let index = live.length - 1; index >= 0; index--) {
         if (gone.has(live[index]!)) {
+          release(live[index]!);
           live[index] = live[live.length - 1]!;
           live.pop();
         }
@@ -252,9 +264,28 @@ test('random operations give the same fills and depth in both books, through man
       for (const side of [0, 1] as const) {
         assert.equal(fast.bestPrice(side), reference.bestPrice(side));
         assert.deepEqual(levels(fast, side), levels(reference, side));
+        assert.deepEqual(visited(fast, side), visited(reference, side));
       }
     }
   }
+}
+
+/** Every resting order of a side in priority order, as `visit` gives it. */
+function visited(book: Book, side: 0 | 1): Array<[slot: number, account: number, priceTicks: number, lots: number]> {
+  const out: Array<[number, number, number, number]> = [];
+  book.visit(side, (slot, account, priceTicks, lots) => out.push([slot, account, priceTicks, lots]));
+  return out;
+}
+
+test('random operations give the same fills and depth in both books, through many emptied levels', () => {
+  // A wide range of prices makes many one-order levels, which empty and get compacted.
+  randomDifferential(42, false, [1, 5000], [5001, 10_000], 30_000);
+});
+
+test('random operations give the same fills, depth and order in both books when slots come back into the levels they left', () => {
+  // A few prices a side make long levels, in which the slots of orders that left come back as new orders
+  // (as the order store hands them out again), ahead of and behind orders that stayed.
+  randomDifferential(7, true, [4990, 5000], [5001, 5010], 60_000);
 });
 
 /** Fills a fast book with `ordersCount` orders, cancels them all in random order, and counts touches. */
