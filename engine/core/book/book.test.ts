@@ -196,8 +196,8 @@ for (const [name, factory] of kinds) {
 /**
  * Random adds, removals, reductions and takers on a fast book and the reference book, compared step by step.
  * With `reuseSlots`, a slot that leaves is handed out again, newest first (as the order store does), so
- * that an order's old entry and its slot's new order meet in one level; `bidPrices` and `askPrices` are
- * the ranges placements are priced in.
+ * that a slot's new order may rest in the level its old order left; `bidPrices` and `askPrices` are the
+ * ranges placements are priced in.
  */
 function randomDifferential(seed: number, reuseSlots: boolean, bidPrices: [number, number], askPrices: [number, number], steps: number): void {
   const random = new Prng(seed);
